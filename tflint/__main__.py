@@ -1,0 +1,3 @@
+from tflint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""The base class every rule derives from.
+
+A rule is a class that carries its own metadata, documentation and examples. The engine
+instantiates every selected rule once per file, hands it the file's semantic model, and
+calls its ``visit_<NodeType>(node, ctx)`` handlers for the nodes the single traversal
+recorded. Rules only look at answers of the semantic model and call :meth:`Rule.report`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Callable
+
+from tflint.diagnostics import Fix, Severity
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
+    from tflint.semantic import Ctx, SemanticModel
+
+CODE_RE = re.compile(r"^TFL\d{3}$")
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class Rule:
+    """Subclass and set the class attributes; write ``visit_Call(self, node, ctx)`` etc.
+
+    Docstring shape (ruff's): a first summary line, then sections
+    ``## What it does``, ``## Why is this bad?``, ``## Example``, ``## Use instead``,
+    ``## Fix safety`` (optional), ``## References``. The docs page is generated from it.
+
+    ``INVALID`` examples mark every line that must be reported with a trailing
+    ``# TFLxxx`` comment naming this rule's code; ``VALID`` examples must give nothing.
+    """
+
+    CODE: ClassVar[str] = ""
+    NAME: ClassVar[str] = ""
+    MESSAGE: ClassVar[str] = ""
+    SEVERITY: ClassVar[Severity] = Severity.WARNING
+    DEFAULT_ON: ClassVar[bool] = True
+    #: only call handlers for nodes inside traced code (the common case)
+    TRACED_ONLY: ClassVar[bool] = True
+    PITFALLS: ClassVar[tuple[str, ...]] = ()
+    VALID: ClassVar[tuple[str, ...]] = ()
+    INVALID: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, sem: "SemanticModel", sink: Callable[..., None]) -> None:
+        self.sem = sem
+        self._sink = sink
+
+    def report(
+        self,
+        node: "cst.CSTNode",
+        message: str | None = None,
+        *,
+        ctx: "Ctx | None" = None,
+        fix: Fix | None = None,
+    ) -> None:
+        """Report ``node``. With ``ctx``, the message gets the graph context appended
+        when the code is traced for a reason other than a plain ``@tf.function``."""
+        text = message or self.MESSAGE
+        if ctx is not None:
+            why = self.sem.context_note(ctx)
+            if why:
+                text = f"{text} ({why})"
+        self._sink(self, node, text, fix)
+
+    def finish(self) -> None:
+        """Called once after all handlers ran, for rules that judge the whole file."""
+
+    @classmethod
+    def handlers(cls) -> dict[str, Any]:
+        return {
+            name[len("visit_"):]: getattr(cls, name)
+            for name in dir(cls)
+            if name.startswith("visit_")
+        }
+
+    @classmethod
+    def url(cls) -> str:
+        from tflint import DOCS_URL
+
+        return f"{DOCS_URL}/rules/{cls.CODE}.md"
