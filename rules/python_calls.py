@@ -1,0 +1,443 @@
+"""Python and NumPy calls whose effect or value is frozen when the function is traced."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint.diagnostics import Severity
+from tflint.rule import Rule
+from tflint.semantic import Ctx, dotted_name
+
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal",
+                          "log", "vlog", "log_every_n", "log_first_n", "log_if"})
+_LOGGER_FACTORIES = frozenset({"logging.getLogger", "absl.logging.get_absl_logger", "tensorflow.get_logger"})
+_TRACE_WORDS = ("trac", "compil", "retrac")
+
+
+def _builtin(sem, node: cst.BaseExpression, name: str, ctx: Ctx) -> bool:
+    """``node`` is the builtin ``name``: not imported or bound under that name."""
+    if not (isinstance(node, cst.Name) and node.value == name):
+        return False
+    if name in sem.imports or name in sem.module_assigns or name in sem.module_functions:
+        return False
+    fn = ctx.fn
+    return fn is None or not any(name in f.bound or name in f.param_names for f in fn.scope_chain())
+
+
+def _string_parts(e: cst.BaseExpression):
+    if isinstance(e, cst.SimpleString):
+        yield e.value
+    elif isinstance(e, cst.ConcatenatedString):
+        yield from _string_parts(e.left)
+        yield from _string_parts(e.right)
+    elif isinstance(e, cst.FormattedString):
+        for p in e.parts:
+            if isinstance(p, cst.FormattedStringText):
+                yield p.value
+    elif isinstance(e, cst.BinaryOperation):
+        yield from _string_parts(e.left)
+        yield from _string_parts(e.right)
+    elif isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "format":
+        yield from _string_parts(e.func.value)
+
+
+class PrintInTracedCode(Rule):
+    """`print`, `logging` or `warnings.warn` of a tensor in traced code.
+
+    ## What it does
+    Flags `print(...)`, `logging.*(...)`, `logger.*(...)` and `warnings.warn(...)` calls
+    inside traced code when one of the printed values is a tensor.
+
+    ## Why is this bad?
+    Python side effects run while TensorFlow traces the function, not when the graph runs.
+    The line is printed once per trace (usually once in total), and what it shows is a
+    symbolic tensor such as `Tensor("mul:0", shape=(), dtype=float32)`, not a value.
+    Printing static information (`x.shape`, `x.dtype`, Python settings) or a message about
+    tracing itself is deliberate and is not flagged.
+
+    ## Example
+    ```python
+    @tf.function
+    def train_step(x):
+        loss = tf.reduce_mean(x)
+        print("loss", loss)
+        return loss
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def train_step(x):
+        loss = tf.reduce_mean(x)
+        tf.print("loss", loss)
+        return loss
+    ```
+
+    ## References
+    - [Better performance with tf.function: Executing Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
+    - [tf.print](https://www.tensorflow.org/api_docs/python/tf/print)
+    """
+
+    CODE = "TFL101"
+    NAME = "print-in-traced-code"
+    MESSAGE = "`{what}` of a tensor runs once while tracing, not on every call; use `tf.print`"
+    SEVERITY = Severity.INFO
+    PITFALLS = ("P01",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    print("Tracing with", x)        # deliberate: shows when the function retraces
+    print("input shape:", x.shape)  # static information, printed once on purpose
+    tf.print("value:", x)
+    return x * 2
+''',
+        '''import logging
+import tensorflow as tf
+
+def report(x):
+    logging.info("result %s", x)    # eager code: runs every call
+
+@tf.function
+def g(x):
+    y = tf.py_function(lambda v: print(v), [x], [])   # py_function bodies run eagerly
+    return x
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    y = x * 2
+    print("y =", y)  # TFL101
+    return y
+''',
+        '''import logging
+import tensorflow as tf
+
+logger = logging.getLogger(__name__)
+
+class Model(tf.keras.Model):
+    def train_step(self, data):
+        x, y = data
+        loss = self.compiled_loss(y, self(x))
+        logger.info("loss %s", loss)  # TFL101
+        return {"loss": loss}
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        what = self._kind(node, ctx)
+        if what is None:
+            return
+        values = [a.value for a in node.args if a.keyword is None or a.keyword.value not in ("file", "sep", "end",
+                                                                                           "flush", "exc_info")]
+        for v in values:
+            for s in _string_parts(v):
+                if any(w in s.lower() for w in _TRACE_WORDS):
+                    return
+        if not any(self.sem.is_tensor(v, ctx.fn) for v in values):
+            return
+        self.report(node, self.MESSAGE.format(what=what), ctx=ctx)
+
+    def _kind(self, node: cst.Call, ctx: Ctx) -> str | None:
+        sem = self.sem
+        func = node.func
+        if _builtin(sem, func, "print", ctx):
+            return "print"
+        for q in sem.qualified(func):
+            if q == "warnings.warn":
+                return "warnings.warn"
+            head, _, last = q.rpartition(".")
+            if head in ("logging", "absl.logging", "tensorflow.compat.v1.logging") \
+                    and last in _LOG_METHODS:
+                return q
+        if isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS and isinstance(func.value, cst.Name):
+            n = func.value.value
+            for v in sem.module_assigns.get(n, ()):
+                if isinstance(v, cst.Call) and sem.resolves_to(v.func, _LOGGER_FACTORIES):
+                    return f"{n}.{func.attr.value}"
+        if isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS and isinstance(func.value, cst.Call) \
+                and sem.resolves_to(func.value.func, _LOGGER_FACTORIES):
+            return f"{dotted_name(func.value.func)}().{func.attr.value}"
+        return None
+
+
+_CLOCKS = {
+    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
+    "time.monotonic_ns", "time.process_time", "time.process_time_ns", "datetime.datetime.now",
+    "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today", "timeit.default_timer",
+}
+_IO = {
+    "os.getenv", "os.environ.get", "os.urandom", "uuid.uuid1", "uuid.uuid4", "builtins.open", "io.open",
+    "urllib.request.urlopen", "requests.get", "requests.post", "socket.socket", "secrets.token_bytes",
+    "secrets.token_hex", "secrets.randbelow", "subprocess.run", "subprocess.check_output", "os.listdir",
+    "glob.glob", "pickle.load", "json.load",
+}
+
+
+class PythonIoOrClock(Rule):
+    """A clock, environment read, or Python I/O in traced code.
+
+    ## What it does
+    Flags `time.time()`, `datetime.now()`, `os.environ[...]`, `os.getenv(...)`, `open(...)`,
+    `input(...)`, `uuid.uuid4()` and similar Python calls inside traced code.
+
+    ## Why is this bad?
+    They run once, while TensorFlow traces the function. Their result is baked into the
+    graph as a constant: every later call sees the same timestamp, the same environment
+    value, the same file contents, and writes happen once per trace rather than once per
+    call.
+
+    ## Example
+    ```python
+    @tf.function
+    def step(x):
+        start = time.time()
+        y = model(x)
+        return y, time.time() - start
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def step(x):
+        return model(x)
+
+    start = time.time()
+    y = step(x)
+    elapsed = time.time() - start   # time the call from eager code
+    ```
+    Read configuration before tracing and pass it in; use `tf.timestamp()` for a clock
+    inside the graph, and `tf.io` ops for per-call file I/O.
+
+    ## References
+    - [Better performance with tf.function: Executing Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
+    - [tf.timestamp](https://www.tensorflow.org/api_docs/python/tf/timestamp)
+    """
+
+    CODE = "TFL102"
+    NAME = "python-io-or-clock"
+    MESSAGE = "`{what}` runs once while tracing; its value is frozen into the graph"
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P08",)
+    VALID = (
+        '''import time
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    t = tf.timestamp()
+    return x * 2, t
+
+start = time.time()
+step(tf.constant(1.0))
+print(time.time() - start)
+''',
+    )
+    INVALID = (
+        '''import os
+import time
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    t0 = time.time()  # TFL102
+    scale = float(os.environ["SCALE"])  # TFL102
+    return x * scale, t0
+''',
+        '''import datetime
+import tensorflow as tf
+
+def stamp(x):
+    return x, datetime.datetime.now().isoformat()  # TFL102
+
+dataset = tf.data.Dataset.range(10).map(stamp)
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        sem = self.sem
+        for name in ("open", "input"):
+            if _builtin(sem, node.func, name, ctx):
+                self.report(node, self.MESSAGE.format(what=f"{name}()"), ctx=ctx)
+                return
+        for q in sem.qualified(node.func):
+            if q in _CLOCKS or q in _IO:
+                self.report(node, self.MESSAGE.format(what=q + "()"), ctx=ctx)
+                return
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: Ctx) -> None:
+        if self.sem.resolves_to(node.value, {"os.environ"}):
+            self.report(node, self.MESSAGE.format(what="os.environ[...]"), ctx=ctx)
+
+
+_RNG_NOT_SAMPLING = frozenset({"RandomState", "default_rng", "Generator", "SeedSequence", "PCG64", "PCG64DXSM",
+                               "MT19937", "Philox", "SFC64", "BitGenerator", "seed", "get_state", "set_state",
+                               "Random", "SystemRandom", "getstate", "setstate"})
+
+
+class PythonRandom(Rule):
+    """Python `random` or NumPy `np.random` sampling in traced code.
+
+    ## What it does
+    Flags calls such as `np.random.normal(...)`, `np.random.randint(...)`,
+    `random.random()` and `random.choice(...)` inside traced code.
+
+    ## Why is this bad?
+    The Python or NumPy generator runs once, while the function is traced; the number it
+    draws becomes a constant of the graph. Every call, and every element a `tf.data`
+    `map` function sees, gets the same "random" value. TensorFlow gives no warning.
+    Building a seeded generator (`np.random.RandomState(0)`, `default_rng(0)`) is not
+    flagged: it is deterministic on purpose.
+
+    ## Example
+    ```python
+    def augment(image):
+        noise = np.random.normal(0.0, 0.1)
+        return image + noise
+
+    ds = ds.map(augment)
+    ```
+
+    ## Use instead
+    ```python
+    def augment(image):
+        return image + tf.random.normal([], 0.0, 0.1)
+
+    ds = ds.map(augment)
+    ```
+    or a `tf.random.Generator` / stateless random op with an explicit seed.
+
+    ## References
+    - [Random number generation](https://www.tensorflow.org/guide/random_numbers)
+    - [tensorflow/tensorflow#60848](https://github.com/tensorflow/tensorflow/issues/60848)
+    """
+
+    CODE = "TFL103"
+    NAME = "python-random"
+    MESSAGE = "`{what}` draws once while tracing: every call gets the same number; use `tf.random`"
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P08",)
+    VALID = (
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def augment(x):
+    return x + tf.random.normal(tf.shape(x))
+
+PROJECTION = np.random.RandomState(0).randn(4, 4)   # eager, module level
+
+def make_batch():
+    return np.random.rand(8, 4)   # eager code
+''',
+    )
+    INVALID = (
+        '''import random
+import numpy as np
+import tensorflow as tf
+
+@tf.function
+def augment(x):
+    noise = np.random.normal(size=())  # TFL103
+    if random.random() < 0.5:  # TFL103
+        x = tf.image.flip_left_right(x)
+    return x + noise
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+ds = tf.data.Dataset.range(4)
+ds = ds.map(lambda x: x + np.random.randint(0, 1000))  # TFL103
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        for q in self.sem.qualified(node.func):
+            if q.startswith(("random.", "numpy.random.")) and q.rsplit(".", 1)[-1] not in _RNG_NOT_SAMPLING \
+                    and q.count(".") == (1 if q.startswith("random.") else 2):
+                self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()"), ctx=ctx)
+                return
+
+
+class NumpyInTracedCode(Rule):
+    """A NumPy function applied to a tensor in traced code.
+
+    ## What it does
+    Flags calls of `np.*` functions inside traced code when an argument is a tensor
+    (a parameter of the traced function, the result of a TensorFlow op, or arithmetic on
+    those). NumPy on static values (`np.prod(x.shape)`, `np.sqrt(d_model)`, constant
+    tables) is fine and is not flagged; NumPy random sampling is TFL103.
+
+    ## Why is this bad?
+    While tracing, tensors are symbolic and have no value NumPy could read. TensorFlow
+    raises `NotImplementedError: Cannot convert a symbolic tf.Tensor (x:0) to a numpy
+    array` — or, for code that runs eagerly in tests and traced in production, only in
+    production.
+
+    ## Example
+    ```python
+    @tf.function
+    def normalize(x):
+        return (x - np.mean(x)) / np.std(x)
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def normalize(x):
+        return (x - tf.reduce_mean(x)) / tf.math.reduce_std(x)
+    ```
+
+    ## References
+    - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
+    - [tf.experimental.numpy](https://www.tensorflow.org/api_docs/python/tf/experimental/numpy)
+    """
+
+    CODE = "TFL104"
+    NAME = "numpy-in-traced-code"
+    MESSAGE = "`{what}` applied to a tensor: NumPy cannot read a symbolic tensor while tracing; use the `tf.*` op"
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P08", "P13")
+    VALID = (
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def f(x, d_model: int = 64):
+    n = np.prod(x.shape[1:])           # static shape: a Python value
+    scale = np.sqrt(d_model)           # Python number
+    table = np.arange(10, dtype=np.float32)
+    return tf.reshape(x, [-1, n]) / scale + tf.reduce_sum(table)
+''',
+    )
+    INVALID = (
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def normalize(x):
+    centered = x - np.mean(x)  # TFL104
+    return centered / tf.math.reduce_std(x)
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+def parse(record):
+    features = tf.io.parse_single_example(record, {"v": tf.io.FixedLenFeature([3], tf.float32)})
+    return np.clip(features["v"], 0.0, 1.0)  # TFL104
+
+ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(parse)
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        sem = self.sem
+        q = sem.qualified_startswith(node.func, ("numpy.",))
+        if q is None or q.startswith("numpy.random."):
+            return
+        if any(sem.is_tensor(a.value, ctx.fn) for a in node.args):
+            self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1)), ctx=ctx)

@@ -1,0 +1,164 @@
+"""The only place that parses source and runs rules.
+
+``lint_source`` is a pure function: text in, diagnostics out, never raises. All file
+I/O, globbing, parallelism, noqa and printing live in the front-ends.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from typing import Iterable
+
+import libcst as cst
+
+from tflint.config import Settings
+from tflint.diagnostics import Diagnostic, Fix, Severity
+from tflint.registry import ENGINE_CODES, selected_rules
+from tflint.rule import Rule
+from tflint import semantic
+
+#: a file that mentions none of these cannot contain traced TensorFlow code
+_PREFILTER = re.compile(r"tensorflow|keras|\btf\.|\btf2\.|def_function|polymorphic_function")
+
+
+def needs_parse(text: str, settings: Settings | None = None) -> bool:
+    """Cheap text pre-filter (as TorchFix does): files that never mention TensorFlow,
+    Keras or a configured wrapper are not parsed at all."""
+    if _PREFILTER.search(text):
+        return True
+    if settings is not None:
+        for w in settings.tf_function_wrappers:
+            if w.rsplit(".", 1)[-1] in text:
+                return True
+    return False
+
+
+def decode(source: str | bytes) -> str:
+    """Decode bytes as Python does: a BOM or a PEP 263 cookie, else UTF-8."""
+    if isinstance(source, str):
+        return source[1:] if source.startswith("\ufeff") else source
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    text = source.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _engine_diag(code: str, message: str, path: str, line: int = 1, column: int = 0) -> Diagnostic:
+    name, sev = ENGINE_CODES[code]
+    return Diagnostic(code=code, name=name, message=message, path=path, line=line, column=column,
+                      end_line=line, end_column=column, severity=Severity(sev))
+
+
+def lint_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None) -> list[Diagnostic]:
+    """Lint one file's source. Returns diagnostics sorted by position, noqa not applied."""
+    settings = settings or Settings()
+    rules = selected_rules(settings.select, settings.ignore, settings.extend_select)
+    want_001 = _engine_code_enabled("TFL001", settings)
+    want_002 = _engine_code_enabled("TFL002", settings)
+    try:
+        text = decode(source)
+    except (UnicodeDecodeError, LookupError, SyntaxError) as e:
+        return [_engine_diag("TFL001", f"cannot decode file: {_one_line(e)}", path)] if want_001 else []
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        return [_engine_diag("TFL001", "source contains a NUL byte", path, line)] if want_001 else []
+    if not rules or not needs_parse(text, settings):
+        return []
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as e:
+        return [_engine_diag("TFL001", f"syntax error: {_one_line(e.message)}", path, e.raw_line,
+                             max(e.raw_column, 0))] if want_001 else []
+    except RecursionError:
+        return [_engine_diag("TFL001", "cannot parse: source is nested too deeply", path)] if want_001 else []
+    except Exception as e:  # the parser itself failed on odd input
+        return [_engine_diag("TFL001", f"cannot parse: {_one_line(e)}", path)] if want_001 else []
+    try:
+        return _run_rules(module, path, rules, settings, want_002)
+    except RecursionError:
+        return [_engine_diag("TFL002", "analysis stopped: source is nested too deeply", path)] if want_002 else []
+    except Exception as e:  # a bug in the semantic model: report, never raise
+        return [_engine_diag("TFL002", f"internal error while analysing the file: {type(e).__name__}: "
+                             f"{_one_line(e)}", path)] if want_002 else []
+
+
+def _engine_code_enabled(code: str, settings: Settings) -> bool:
+    from tflint.registry import is_enabled
+
+    return is_enabled(code, settings.select, settings.ignore, settings.extend_select)
+
+
+def _one_line(e: object) -> str:
+    return " ".join(str(e).split())[:300]
+
+
+def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], settings: Settings,
+               want_002: bool) -> list[Diagnostic]:
+    reports: list[tuple[Rule, cst.CSTNode, str, Fix | None]] = []
+
+    def sink(rule: Rule, node: cst.CSTNode, message: str, fix: Fix | None) -> None:
+        reports.append((rule, node, message, fix))
+
+    # interests: node type -> [(rule instance, handler)], filled once the model exists
+    handlers_by_type: dict[type, list] = {}
+    rule_classes = list(rules)
+    for rc in rule_classes:
+        for type_name in rc.handlers():
+            t = getattr(cst, type_name, None)
+            if t is None:
+                raise TypeError(f"{rc.__name__}: no libcst node type {type_name!r}")
+            handlers_by_type.setdefault(t, [])
+    events: list[tuple[cst.CSTNode, semantic.Ctx]] = []
+    sem = semantic.build(module, path, settings.tf_function_wrappers, handlers_by_type, events)
+
+    instances = [rc(sem, sink) for rc in rule_classes]
+    for inst in instances:
+        for type_name, func in type(inst).handlers().items():
+            handlers_by_type[getattr(cst, type_name)].append((inst, func))
+
+    broken: dict[int, Exception] = {}
+    for node, ctx in events:
+        traced: bool | None = None
+        for inst, func in handlers_by_type[type(node)]:
+            if id(inst) in broken:
+                continue
+            if inst.TRACED_ONLY:
+                if traced is None:
+                    traced = sem.is_traced(ctx)
+                if not traced:
+                    continue
+            try:
+                func(inst, node, ctx)
+            except Exception as e:  # one rule's bug must not stop the others
+                broken[id(inst)] = e
+    for inst in instances:
+        if id(inst) not in broken:
+            try:
+                inst.finish()
+            except Exception as e:
+                broken[id(inst)] = e
+
+    out: dict[tuple, Diagnostic] = {}
+    for rule, node, message, fix in reports:
+        if id(rule) in broken:
+            continue
+        try:
+            rng = sem.position(node)
+        except KeyError:
+            broken[id(rule)] = LookupError("reported a node that is not in the file")
+            continue
+        d = Diagnostic(code=rule.CODE, name=rule.NAME, message=message, path=path,
+                       line=rng.start.line, column=rng.start.column, end_line=rng.end.line,
+                       end_column=rng.end.column, severity=rule.SEVERITY, fix=fix)
+        out.setdefault((d.line, d.column, d.code), d)
+    result = list(out.values())
+    if want_002:
+        for inst in instances:
+            e = broken.get(id(inst))
+            if e is not None:
+                result.append(_engine_diag(
+                    "TFL002", f"rule {inst.CODE} ({inst.NAME}) failed on this file: "
+                    f"{type(e).__name__}: {_one_line(e)}", path))
+    result.sort(key=lambda d: d.sort_key)
+    return result
