@@ -1,0 +1,432 @@
+"""Python state changed from traced code: it changes once per trace, not once per call."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from tflint.diagnostics import Severity
+from tflint.rule import Rule
+from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value
+
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+                      "discard", "popitem", "appendleft", "extendleft", "sort", "reverse"})
+
+
+def _assign_targets(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    if isinstance(node, cst.Assign):
+        for t in node.targets:
+            yield from _flatten(t.target)
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        if not isinstance(node, cst.AnnAssign) or node.value is not None:
+            yield node.target
+    elif isinstance(node, cst.Del):
+        yield from _flatten(node.target)
+
+
+def _flatten(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from _flatten(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from _flatten(t.value)
+    else:
+        yield t
+
+
+def outer_container(sem: SemanticModel, name: str, fn: FunctionInfo | None) -> str | None:
+    """Where ``name`` lives if it is a list/dict/set bound outside traced code:
+    "module" or "enclosing function"; None when it is local to traced code or unknown."""
+    if fn is not None:
+        for f in fn.scope_chain():
+            if name in f.globals_:
+                break
+            if name in f.param_names or name in f.bound:
+                if f.traced:
+                    return None
+                return "enclosing function" if any(is_container_value(v) for v in f.assigns.get(name, ())) else None
+    if name in sem.imports:
+        return None
+    return "module" if sem.module_binding_is_container(name) else None
+
+
+class OuterContainerMutation(Rule):
+    """A list, dict or set defined outside traced code is mutated inside it.
+
+    ## What it does
+    Flags `append`, `extend`, `insert`, `pop`, `update`, `setdefault`, `add`, ... calls,
+    `x[k] = v`, `x[k] += v` and `del x[k]` in traced code when `x` is a list, dict or set
+    bound at module level or in an enclosing function that is not traced. Lists local to
+    the traced function (built in a Python loop and then `tf.stack`-ed) are fine.
+
+    ## Why is this bad?
+    The mutation happens while tracing: once per trace, not once per call. After three
+    calls the list holds one element, and that element is a symbolic tensor that fails
+    as soon as it is used (`'SymbolicTensor' object has no attribute 'numpy'`, or "is out
+    of scope and cannot be used here").
+
+    ## Example
+    ```python
+    history = []
+
+    @tf.function
+    def step(x):
+        history.append(x * 2)
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def step(x):
+        return x, x * 2
+
+    history = []
+    for x in xs:
+        _, y = step(x)
+        history.append(y)       # accumulate in eager code
+    ```
+    Inside the graph, use `tf.TensorArray` or a `tf.Variable`.
+
+    ## References
+    - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
+    """
+
+    CODE = "TFL105"
+    NAME = "outer-container-mutation"
+    MESSAGE = ("`{name}` ({where} {kind}) is mutated in traced code: this happens once per trace, not per call, "
+               "and stores symbolic tensors; return the value or use tf.TensorArray / tf.Variable")
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P02",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    parts = []
+    for i in range(3):
+        parts.append(x * i)       # local list, stacked into one tensor
+    return tf.stack(parts)
+
+losses = []
+for step in range(3):
+    losses.append(f(tf.constant(1.0)))   # eager code
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+history = []
+stats = {}
+
+@tf.function
+def step(x):
+    history.append(x * 2)  # TFL105
+    stats["last"] = x  # TFL105
+    return x
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value in MUTATORS and isinstance(f.value, cst.Name):
+            self._check(f.value.value, node, ctx)
+
+    def visit_Assign(self, node: cst.CSTNode, ctx: Ctx) -> None:
+        for t in _assign_targets(node):
+            if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
+                self._check(t.value.value, t, ctx)
+
+    visit_AugAssign = visit_Assign
+    visit_Del = visit_Assign
+
+    def _check(self, name: str, node: cst.CSTNode, ctx: Ctx) -> None:
+        where = outer_container(self.sem, name, ctx.fn)
+        if where is None or self.sem.enclosing_guard(ctx) is not None:
+            return
+        kind = "container"
+        self.report(node, self.MESSAGE.format(name=name, where=where, kind=kind), ctx=ctx)
+
+
+class GlobalRebinding(Rule):
+    """A `global` or `nonlocal` name is assigned in traced code.
+
+    ## What it does
+    Flags assignments in traced code to names declared `global` or `nonlocal` (when the
+    `nonlocal` variable belongs to code that is not traced). An assignment under a
+    first-call guard (`if v is None: v = tf.Variable(...)`) is not flagged.
+
+    ## Why is this bad?
+    The assignment runs while tracing. A counter increments once per trace instead of once
+    per call (`[1, 1, 1]` instead of `[1, 2, 3]`), and a tensor stored in the global is a
+    symbolic graph tensor that fails when used outside the function.
+
+    ## Example
+    ```python
+    calls = 0
+
+    @tf.function
+    def f(x):
+        global calls
+        calls += 1
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    calls = tf.Variable(0)
+
+    @tf.function
+    def f(x):
+        calls.assign_add(1)
+        return x * 2
+    ```
+
+    ## References
+    - [Better performance with tf.function: All outputs of a tf.function must be return values](https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values)
+    """
+
+    CODE = "TFL106"
+    NAME = "global-rebinding"
+    MESSAGE = ("`{kind} {name}` assigned in traced code: the assignment runs once per trace, not per call; "
+               "keep the state in a tf.Variable or return it")
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P03",)
+    VALID = (
+        '''import tensorflow as tf
+
+v = None
+
+@tf.function
+def f(x):
+    global v
+    if v is None:
+        v = tf.Variable(1.0)     # first-call creation, the documented pattern
+    return v * x
+
+def count():
+    global v
+    v = 3                        # eager code
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+calls = 0
+last = None
+
+@tf.function
+def f(x):
+    global calls, last
+    calls += 1  # TFL106
+    last = x * 2  # TFL106
+    return x
+''',
+        '''import tensorflow as tf
+
+def make_counter():
+    n = 0
+
+    @tf.function
+    def step(x):
+        nonlocal n
+        n += 1  # TFL106
+        return x + n
+
+    return step
+''',
+    )
+
+    def visit_Assign(self, node: cst.CSTNode, ctx: Ctx) -> None:
+        fn = ctx.fn
+        if fn is None or not (fn.globals_ or fn.nonlocals):
+            return
+        for t in _assign_targets(node):
+            if not isinstance(t, cst.Name) or isinstance(node, cst.Del):
+                continue
+            name = t.value
+            if name in fn.globals_:
+                kind = "global"
+            elif name in fn.nonlocals and self._nonlocal_owner_untraced(fn, name):
+                kind = "nonlocal"
+            else:
+                continue
+            if self.sem.enclosing_guard(ctx) is not None:
+                continue
+            self.report(t, self.MESSAGE.format(kind=kind, name=name), ctx=ctx)
+
+    visit_AugAssign = visit_Assign
+    visit_AnnAssign = visit_Assign
+
+    @staticmethod
+    def _nonlocal_owner_untraced(fn: FunctionInfo, name: str) -> bool:
+        f = fn.parent
+        while f is not None:
+            if name in f.bound or name in f.param_names:
+                return not f.traced
+            f = f.parent
+        return False
+
+
+_STATE_VALUES = frozenset({"tensorflow.Variable", "tensorflow.TensorArray", "tensorflow.compat.v1.Variable"})
+
+
+class PythonAttributeMutation(Rule):
+    """Python attributes of `self` or outer objects changed in traced code.
+
+    ## What it does
+    Flags, in traced code, assignments to attributes of `self`, of an object parameter or
+    of a module-level object (`self.count += 1`, `self.last = x`, `cfg.lr = 0.1`), and
+    `append`/`update`/item assignment on a list or dict attribute that `__init__` or
+    `build` created (`self.history.append(x)`). Not flagged: creation under a first-call
+    guard (`if self.v is None: self.v = tf.Variable(...)`), code in `__init__`/`build`,
+    `tf.Variable.assign*` calls, and code under `with tf.init_scope():`.
+
+    ## Why is this bad?
+    The attribute changes while tracing, once per trace: a `self.counter == 0` guard is
+    evaluated once and its effect is baked into the graph (`[1, 2, 3]` instead of
+    `[1, 1, 1]`), and a tensor stored on `self` is a symbolic graph tensor that leaks out
+    of the function.
+
+    ## Example
+    ```python
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = 0
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:
+                self.counter += 1
+                self.v.assign_add(1)
+            return self.v.read_value()
+    ```
+
+    ## Use instead
+    ```python
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = tf.Variable(0)
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:
+                self.counter.assign_add(1)
+                self.v.assign_add(1)
+            return self.v.read_value()
+    ```
+
+    ## References
+    - [Better performance with tf.function: Changing Python global and free variables](https://www.tensorflow.org/guide/function#changing_python_global_and_free_variables)
+    - [tensorflow/tensorflow#31362](https://github.com/tensorflow/tensorflow/issues/31362)
+    """
+
+    CODE = "TFL107"
+    NAME = "python-attribute-mutation"
+    MESSAGE = ("`{target}` is changed in traced code: Python state changes once per trace, not per call; "
+               "keep it in a tf.Variable or move it out of the function")
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P05",)
+    VALID = (
+        '''import tensorflow as tf
+
+class Counter(tf.Module):
+    def __init__(self):
+        self.count = tf.Variable(0)
+        self.scale = None
+        self.history = []
+
+    @tf.function
+    def __call__(self, x):
+        if self.scale is None:
+            self.scale = tf.Variable(2.0)
+        self.count.assign_add(1)
+        return x * self.scale
+
+    def record(self, y):
+        self.history.append(y)         # eager method
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+class Model(tf.Module):
+    def __init__(self):
+        self.v = tf.Variable(0)
+        self.counter = 0
+        self.history = []
+
+    @tf.function
+    def __call__(self, x):
+        if self.counter == 0:
+            self.counter += 1  # TFL107
+            self.v.assign_add(1)
+        self.history.append(x)  # TFL107
+        self.last_input = x  # TFL107
+        return self.v.read_value()
+''',
+    )
+
+    def visit_Assign(self, node: cst.CSTNode, ctx: Ctx) -> None:
+        fn = ctx.fn
+        if fn is None:
+            return
+        value = getattr(node, "value", None)
+        for t in _assign_targets(node):
+            if isinstance(t, cst.Attribute):
+                base = self._outer_object(t.value, fn)
+                if base is None:
+                    continue
+                if value is not None and isinstance(value, cst.Call) and \
+                        self.sem.resolves_to(value.func, _STATE_VALUES) and self.sem.enclosing_guard(ctx):
+                    continue
+                if self.sem.enclosing_guard(ctx) is not None and not isinstance(node, cst.AugAssign):
+                    continue
+                self.report(t, self.MESSAGE.format(target=f"{base}.{t.attr.value}"), ctx=ctx)
+            elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute):
+                self._container_attr(t.value, t, ctx)
+
+    visit_AugAssign = visit_Assign
+    visit_AnnAssign = visit_Assign
+    visit_Del = visit_Assign
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value in MUTATORS and isinstance(f.value, cst.Attribute):
+            self._container_attr(f.value, node, ctx)
+
+    def _container_attr(self, attr: cst.Attribute, node: cst.CSTNode, ctx: Ctx) -> None:
+        fn = ctx.fn
+        if fn is None or not isinstance(attr.value, cst.Name):
+            return
+        owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+        if owner is None or attr.value.value != owner.self_name or owner.cls is None:
+            return
+        values = owner.cls.init_attrs.get(attr.attr.value, ())
+        if not any(is_container_value(v) for v in values):
+            return
+        if self.sem.enclosing_guard(ctx) is not None:
+            return
+        self.report(node, self.MESSAGE.format(target=f"{attr.value.value}.{attr.attr.value}"), ctx=ctx)
+
+    def _outer_object(self, base: cst.BaseExpression, fn: FunctionInfo) -> str | None:
+        """The name of ``base`` when it is ``self``/``cls``, an object parameter or a
+        module-level object; None for objects local to the traced code."""
+        if not isinstance(base, cst.Name):
+            return None
+        name = base.value
+        if fn.name in ("__init__", "build"):
+            return None
+        for f in fn.scope_chain():
+            if name in f.param_names:
+                if not f.traced and f is not fn:
+                    return name  # captured from an enclosing eager function
+                return name if name not in f.assigns else None
+            if name in f.bound:
+                return None if f.traced else name
+        if name in self.sem.imports or name in self.sem.classes or name in self.sem.module_functions:
+            return None
+        return name if name in self.sem.module_assigns else None

@@ -1,0 +1,244 @@
+"""Creating TensorFlow state (variables, Keras objects) inside traced code."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint.diagnostics import Severity
+from tflint.rule import Rule
+from tflint.semantic import Ctx, FunctionInfo, SemanticModel
+
+_VARIABLE_NAMES = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "tensorflow.compat.v2.Variable",
+                             "tensorflow.python.ops.variables.Variable"})
+
+#: Keras layers that own no variables and no seed state: constructing one per trace is
+#: wasteful but does not fail
+_STATELESS_LAYERS = frozenset({
+    "Flatten", "Reshape", "Permute", "RepeatVector", "Lambda", "Activation", "ReLU", "Softmax", "LeakyReLU",
+    "ELU", "ThresholdedReLU", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
+    "Dot", "Cropping1D", "Cropping2D", "Cropping3D", "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D",
+    "UpSampling1D", "UpSampling2D", "UpSampling3D", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
+    "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
+    "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",
+    "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
+    "GlobalMaxPool3D", "Masking", "InputLayer", "Input", "InputSpec", "Identity", "Layer", "Wrapper",
+})
+_KERAS_STATEFUL_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.metrics.", "keras.Model",
+                            "keras.Sequential", "keras.models.Model", "keras.models.Sequential")
+
+
+def created_once(sem: SemanticModel, ctx: Ctx) -> bool:
+    """Creation that happens only on the first trace: under a first-call guard
+    (``if self.v is None:``), in ``__init__``/``build``, or in a ``@once`` function."""
+    if sem.enclosing_guard(ctx) is not None:
+        return True
+    fn: FunctionInfo | None = ctx.fn
+    while fn is not None:
+        if fn.name in ("__init__", "build", "_build", "_create_variables", "_initialize"):
+            return True
+        if isinstance(fn.node, cst.FunctionDef):
+            for d in fn.node.decorators:
+                e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+                last = e.attr.value if isinstance(e, cst.Attribute) else (e.value if isinstance(e, cst.Name) else "")
+                if last in ("once", "run_once", "lru_cache", "cache", "cached_property"):
+                    return True
+        fn = fn.parent if fn.root_reason is None else None
+    return False
+
+
+class VariableCreatedInTracedCode(Rule):
+    """`tf.Variable(...)` created in traced code without a first-call guard.
+
+    ## What it does
+    Flags `tf.Variable(...)` calls inside traced code unless they are guarded so that they
+    run only on the first trace (`if self.v is None:`, `if not self.built:`,
+    `if key not in self._vars:`), sit in `__init__`/`build`, or run under
+    `with tf.init_scope():`.
+
+    ## Why is this bad?
+    A `tf.function` may create variables only on its first call. A variable created on
+    every trace fails on the second trace with `ValueError: tf.function only supports
+    singleton tf.Variables created on the first call.` A variable created in the body
+    eagerly would also be a fresh variable each call, losing its state.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(x):
+        v = tf.Variable(1.0)
+        return v * x
+    ```
+
+    ## Use instead
+    ```python
+    class F(tf.Module):
+        def __init__(self):
+            self.v = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tf.Variable(1.0)
+            return self.v * x
+    ```
+    or create the variable outside the function and pass it in.
+
+    ## References
+    - [Better performance with tf.function: Creating tf.Variables](https://www.tensorflow.org/guide/function#creating_tfvariables)
+    """
+
+    CODE = "TFL301"
+    NAME = "variable-created-in-traced-code"
+    MESSAGE = ("`tf.Variable` created in traced code: tf.function only supports variables created on the "
+               "first call; create it once outside or under an `is None` guard")
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P16",)
+    VALID = (
+        '''import tensorflow as tf
+
+class Scale(tf.Module):
+    def __init__(self):
+        self.v = None
+        self.count = tf.Variable(0)
+
+    @tf.function
+    def __call__(self, x):
+        if self.v is None:
+            self.v = tf.Variable(2.0)
+        self.count.assign_add(1)
+        return self.v * x
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    with tf.init_scope():
+        counter = tf.Variable(0)   # lifted out of the graph
+    return x
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    v = tf.Variable(1.0)  # TFL301
+    return v * x
+''',
+        '''import tensorflow as tf
+
+def make_bias(shape):
+    return tf.Variable(tf.zeros(shape))  # TFL301
+
+class Model(tf.keras.Model):
+    def train_step(self, data):
+        bias = make_bias([3])
+        return {"bias": tf.reduce_sum(bias)}
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        if self.sem.resolves_to(node.func, _VARIABLE_NAMES) and not created_once(self.sem, ctx):
+            self.report(node, ctx=ctx)
+
+
+class KerasObjectCreatedInTracedCode(Rule):
+    """A Keras layer, model, optimizer or metric constructed in traced code.
+
+    ## What it does
+    Flags construction of Keras layers (`tf.keras.layers.Dense(...)`), models, optimizers
+    and metrics inside traced code, unless guarded to run once (`if self.dense is None:`)
+    or placed in `__init__`/`build`. Layers that own no state (`Flatten`, `Reshape`,
+    pooling, merge layers, ...) are not flagged.
+
+    ## Why is this bad?
+    These objects create variables (weights, optimizer slots, metric accumulators, seed
+    state). Created in a traced function they are re-created on every trace; the second
+    trace fails with `ValueError: tf.function only supports singleton tf.Variables created
+    on the first call`, and in eager mode their state would reset on every call.
+
+    ## Example
+    ```python
+    @tf.function
+    def step(x):
+        return tf.keras.layers.Dense(2)(x)
+    ```
+
+    ## Use instead
+    ```python
+    dense = tf.keras.layers.Dense(2)
+
+    @tf.function
+    def step(x):
+        return dense(x)
+    ```
+
+    ## References
+    - [Better performance with tf.function: Using with multiple Keras optimizers](https://www.tensorflow.org/guide/function#using_with_multiple_keras_optimizers)
+    - [tensorflow/tensorflow#27120](https://github.com/tensorflow/tensorflow/issues/27120)
+    """
+
+    CODE = "TFL302"
+    NAME = "keras-object-created-in-traced-code"
+    MESSAGE = ("`{what}` constructed in traced code creates variables on every trace; construct it once "
+               "outside the function (or in `__init__`/`build`)")
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P17",)
+    VALID = (
+        '''import tensorflow as tf
+
+dense = tf.keras.layers.Dense(2)
+optimizer = tf.keras.optimizers.Adam()
+
+@tf.function
+def step(x):
+    y = tf.keras.layers.Flatten()(x)      # no state
+    loss_fn = tf.keras.losses.MeanSquaredError()
+    return dense(y)
+''',
+        '''import tensorflow as tf
+
+class Head(tf.Module):
+    def __init__(self):
+        self.proj = None
+
+    @tf.function
+    def __call__(self, x):
+        if self.proj is None:
+            self.proj = tf.keras.layers.Dense(4)
+        return self.proj(x)
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def step(x):
+    return tf.keras.layers.Dense(2)(x)  # TFL302
+''',
+        '''import tensorflow as tf
+from tensorflow import keras
+
+class Model(keras.Model):
+    def train_step(self, data):
+        x, y = data
+        acc = keras.metrics.Accuracy()  # TFL302
+        acc.update_state(y, self(x))
+        return {"acc": acc.result()}
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        q = self.sem.qualified_startswith(node.func, _KERAS_STATEFUL_PREFIXES)
+        if q is None:
+            return
+        parts = q.split(".")
+        last = parts[-1]
+        if not last[:1].isupper() or last in _STATELESS_LAYERS:
+            return
+        if "schedules" in parts or last.endswith("Spec"):
+            return
+        if created_once(self.sem, ctx):
+            return
+        self.report(node, self.MESSAGE.format(what=".".join(parts[-2:]) + "(...)"), ctx=ctx)
