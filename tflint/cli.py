@@ -1,0 +1,420 @@
+"""The ``tflint`` command: ``check``, ``rules`` and ``verify``.
+
+``check`` is a thin front-end over :func:`tflint.engine.lint_source`: it finds files,
+reads them, applies ``# noqa`` and per-file-ignores (the engine does neither, so that
+the flake8 plugin can leave both to flake8), runs files in parallel when asked, and
+prints. Exit status:
+
+* 0 - no findings (or ``--exit-zero``);
+* 1 - findings;
+* 2 - a usage or config error (bad flag, unknown code or config key, a path that does
+  not exist), a file that exists but could not be read, or an internal error. Problems
+  with paths and files are reported as ``path: error: ...`` on stderr as they are met
+  and the run goes on; the exit status says at the end that the result is incomplete,
+  which ``--exit-zero`` does not hide. Problems *inside* a file (syntax errors,
+  Python 2, undecodable bytes, NUL bytes, deep nesting) are TFL001 findings instead.
+
+No path given, or no Python file found: exit 0 and print nothing (pre-commit may call
+the hook with no files).
+
+Heavy imports (libcst through the engine, tqdm, json) happen only when needed, so that
+``tflint --help`` and a one-file run start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from tflint.config import ConfigError, Settings
+from tflint.diagnostics import Diagnostic
+
+#: below this many files a process pool costs more than it saves
+PARALLEL_MIN_FILES = 8
+#: show a progress bar (stderr TTY only) from this many files on
+PROGRESS_MIN_FILES = 50
+
+
+@dataclass
+class FileResult:
+    """What linting one file gives; picklable, so workers can send it back."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: set when the file could not be read or linting it failed outside the engine
+    error: str | None = None
+    #: physical lines, only for ``--show-source``
+    lines: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """The part of a run each worker needs (picklable)."""
+
+    settings: Settings
+    disable_noqa: bool = False
+    show_source: bool = False
+
+
+def _decode_for_noqa(data: bytes) -> str:
+    """The text noqa comments are read from: as the engine decodes it, else latin-1
+    (flake8 falls back to latin-1 when a file does not decode)."""
+    from tflint.engine import decode
+
+    try:
+        return decode(data)
+    except (UnicodeDecodeError, LookupError, SyntaxError):
+        text = data.decode("latin-1")
+        return text[1:] if text.startswith("\ufeff") else text
+
+
+def check_file(path: str, opts: CheckOptions) -> FileResult:
+    """Read and lint one file, then apply noqa and per-file-ignores. Never raises."""
+    from tflint import files, noqa
+    from tflint.engine import lint_source
+    from tflint.registry import is_enabled
+
+    try:
+        data = files.read_source(path)
+    except OSError as e:
+        return FileResult(path, error=f"cannot read file: {e.strerror or e}")
+    try:
+        settings = opts.settings
+        diags = lint_source(data, path, settings)
+        text: str | None = None
+        if diags and not opts.disable_noqa:
+            text = _decode_for_noqa(data)
+            diags = noqa.apply_noqa(diags, text)
+        if diags and settings.per_file_ignores:
+            extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
+            if extra:
+                ignore = list(settings.ignore) + extra
+                diags = [d for d in diags
+                         if is_enabled(d.code, settings.select, ignore, settings.extend_select)]
+        lines = None
+        if opts.show_source and diags:
+            lines = noqa.source_lines(text if text is not None else _decode_for_noqa(data))
+        return FileResult(path, diags, lines=lines)
+    except Exception as e:  # a bug here must not lose the other files' results
+        return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def _check_worker(item: tuple[str, CheckOptions]) -> FileResult:
+    return check_file(*item)
+
+
+def run_files(
+    paths: Sequence[str],
+    opts: CheckOptions,
+    jobs: int = 1,
+    progress: bool = False,
+) -> list[FileResult]:
+    """Lint ``paths``, in parallel with ``jobs`` processes when it pays; the results
+    come back in the order of ``paths`` either way, so output does not depend on ``-j``."""
+    bar: Any = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(paths), file=sys.stderr, unit="file", leave=False)
+    try:
+        if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
+            results = _run_parallel(paths, opts, jobs, bar)
+            if results is not None:
+                return results
+        out = []
+        for p in paths:
+            out.append(check_file(p, opts))
+            if bar is not None:
+                bar.update(1)
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _run_parallel(paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any) -> list[FileResult] | None:
+    """None when no process pool can be had (some sandboxes forbid it): run serially."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    workers = min(jobs, len(paths))
+    chunksize = max(1, min(16, len(paths) // (workers * 4)))
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            out = []
+            for r in pool.map(_check_worker, [(p, opts) for p in paths], chunksize=chunksize):
+                out.append(r)
+                if bar is not None:
+                    bar.update(1)
+            return out
+    except (BrokenProcessPool, OSError, NotImplementedError, PermissionError):
+        if bar is not None:
+            bar.reset()
+        return None
+
+
+# ------------------------------------------------------------------ argument parsing
+
+
+def _jobs(value: str) -> int:
+    if value == "auto":
+        return 0
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be 0 (auto) or more")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from tflint import __version__
+    from tflint.output import FORMATS
+
+    parser = argparse.ArgumentParser(
+        prog="tflint",
+        description="Find where TensorFlow code changes meaning when it runs as a graph.",
+    )
+    parser.add_argument("--version", action="version", version=f"tflint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="lint files and folders (never imports or runs them)",
+                           description="Lint Python files; folders are searched for *.py and *.pyi.")
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files or folders; no path means nothing to check (exit 0)")
+    g = check.add_argument_group("rule selection")
+    g.add_argument("--select", action="append", metavar="CODES",
+                   help="codes or prefixes to enable, replacing the default set (e.g. TFL1,TFL301)")
+    g.add_argument("--ignore", action="append", metavar="CODES", help="codes or prefixes to disable")
+    g.add_argument("--extend-select", action="append", metavar="CODES",
+                   help="codes or prefixes to enable on top of the selection (e.g. off-by-default rules)")
+    g.add_argument("--per-file-ignores", action="append", metavar="GLOB:CODES",
+                   help="flake8 syntax: 'tests/*:TFL101,TFL102 other.py:TFL1'")
+    g.add_argument("--disable-noqa", action="store_true", help="do not honour # noqa comments")
+    g.add_argument("--tf-function-wrappers", action="append", metavar="NAMES",
+                   help="decorators that wrap a function in tf.function (comma separated)")
+    g = check.add_argument_group("files")
+    g.add_argument("--exclude", action="append", metavar="PATTERNS",
+                   help="fnmatch patterns replacing the default excludes "
+                        "(.git, .venv, venv, __pycache__, build, dist, ...)")
+    g.add_argument("--extend-exclude", action="append", metavar="PATTERNS",
+                   help="fnmatch patterns to exclude on top of the defaults")
+    g.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                   help="apply excludes to files named on the command line too (for pre-commit)")
+    cfg = g.add_mutually_exclusive_group()
+    cfg.add_argument("--config", metavar="PATH",
+                     help="read this pyproject.toml or setup.cfg instead of searching upwards")
+    cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
+    g.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+                   help="worker processes; 0 or 'auto' = one per CPU (default), 1 = serial")
+    g = check.add_argument_group("output")
+    g.add_argument("--output-format", choices=FORMATS, default="text")
+    g.add_argument("--output-file", metavar="PATH", help="write the report here instead of stdout")
+    g.add_argument("--statistics", action="store_true", help="count findings per code")
+    g.add_argument("--show-source", action="store_true", help="show the source line of each finding")
+    g.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar and no summary line; findings and errors still print")
+    g.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even with findings (errors still exit 2)")
+
+    rules = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
+    rules.add_argument("codes", nargs="*", metavar="CODE")
+    rules.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    sub.add_parser("verify", help="run code under TensorFlow and compare eager and graph results "
+                                  "(needs the 'verify' extra)", add_help=False)
+    return parser
+
+
+# ------------------------------------------------------------------ commands
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "select": args.select,
+        "ignore": args.ignore,
+        "extend-select": args.extend_select,
+        "per-file-ignores": args.per_file_ignores,
+        "exclude": args.exclude,
+        "extend-exclude": args.extend_exclude,
+        "force-exclude": args.force_exclude,
+        "tf-function-wrappers": args.tf_function_wrappers,
+    }
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from tflint import files
+    from tflint.config import resolve_settings
+
+    try:
+        settings, _cfg = resolve_settings(_cli_settings(args), config_path=args.config, isolated=args.isolated)
+    except ConfigError as e:
+        _err(f"tflint: error: {e}")
+        return 2
+
+    found = files.discover(args.paths, settings)
+    status_error = False
+    for path, message in found.missing + found.unreadable:
+        _err(f"{path}: error: {message}")
+        status_error = True
+    read_errors = list(found.unreadable)
+
+    diagnostics: list[Diagnostic] = []
+    sources: dict[str, list[str]] = {}
+    if found.files:
+        jobs = args.jobs or (os.cpu_count() or 1)
+        progress = (not args.quiet and len(found.files) >= PROGRESS_MIN_FILES
+                    and _isatty(sys.stderr))
+        opts = CheckOptions(settings, disable_noqa=args.disable_noqa, show_source=args.show_source)
+        for r in run_files(found.files, opts, jobs=jobs, progress=progress):
+            if r.error is not None:
+                _err(f"{r.path}: error: {r.error}")
+                read_errors.append((r.path, r.error))
+                status_error = True
+            diagnostics.extend(r.diagnostics)
+            if r.lines is not None:
+                sources[r.path] = r.lines
+    elif not found.missing and not found.unreadable:
+        return 0  # nothing to check: say nothing
+
+    from tflint.output import format_statistics, render
+
+    report = render(args.output_format, diagnostics, errors=read_errors,
+                    sources=sources if args.show_source else None)
+    stats = format_statistics(diagnostics) if args.statistics else ""
+    try:
+        _emit(args, report, stats)
+    except OSError as e:
+        _err(f"tflint: error: cannot write {args.output_file}: {e.strerror or e}")
+        return 2
+    if diagnostics and not args.quiet and args.output_format == "text":
+        n_files = len({d.path for d in diagnostics})
+        _err(f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
+             f"in {n_files} file{'s' if n_files != 1 else ''} ({len(found.files)} checked).")
+    if status_error:
+        return 2
+    if diagnostics and not args.exit_zero:
+        return 1
+    return 0
+
+
+def _emit(args: argparse.Namespace, report: str, stats: str) -> None:
+    """Write the report; statistics follow a text report, and go to stdout (or stderr
+    when stdout already carries a machine-readable report) otherwise."""
+    if args.output_format == "text":
+        report += stats
+        stats = ""
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as f:
+            f.write(report)
+        if stats:
+            sys.stdout.write(stats)
+    else:
+        sys.stdout.write(report)
+        if stats:
+            sys.stderr.write(stats)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    import inspect
+
+    from tflint.registry import ENGINE_CODES, all_rules
+    from tflint.output import rule_url
+
+    rows: list[dict[str, Any]] = []
+    docs: dict[str, str] = {}
+    for code, (name, sev) in ENGINE_CODES.items():
+        from tflint.output import _engine_summary
+
+        rows.append({"code": code, "name": name, "severity": sev, "default": True, "url": rule_url(code)})
+        docs[code] = _engine_summary(code)
+    for rule in all_rules():
+        rows.append({"code": rule.CODE, "name": rule.NAME, "severity": rule.SEVERITY.value,
+                     "default": rule.DEFAULT_ON, "url": rule.url()})
+        docs[rule.CODE] = inspect.cleandoc(rule.__doc__ or rule.MESSAGE or "")
+    rows.sort(key=lambda r: r["code"])
+
+    wanted = [c.upper() for c in args.codes]
+    unknown = [c for c in wanted if c not in docs]
+    if unknown:
+        _err(f"tflint: error: unknown rule code {unknown[0]!r} (see `tflint rules`)")
+        return 2
+    if wanted:
+        rows = [r for r in rows if r["code"] in wanted]
+    if args.output_format == "json":
+        import json
+
+        for r in rows:
+            r["doc"] = docs[r["code"]]
+        print(json.dumps(rows, indent=2))
+        return 0
+    if wanted:
+        for i, r in enumerate(rows):
+            if i:
+                print()
+            state = "on" if r["default"] else "off"
+            print(f"{r['code']} {r['name']} ({r['severity']}, default {state})")
+            print(r["url"])
+            print()
+            print(docs[r["code"]])
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'code':<7} {'name':<{width}} {'severity':<8} default")
+    for r in rows:
+        print(f"{r['code']:<7} {r['name']:<{width}} {r['severity']:<8} {'on' if r['default'] else 'off'}")
+    return 0
+
+
+def cmd_verify(argv: list[str]) -> int:
+    """Hand over to the dynamic verifier, imported only now: it may import TensorFlow,
+    which the static check must never pay for."""
+    import importlib
+
+    try:
+        mod = importlib.import_module("tflint.verify.cli")
+    except ModuleNotFoundError as e:
+        if e.name in ("tflint.verify.cli", "tflint.verify"):
+            _err("tflint: error: `tflint verify` is not available in this installation "
+                 "(module tflint.verify.cli is missing)")
+        else:
+            _err(f"tflint: error: `tflint verify` needs the module {e.name!r}; "
+                 "install it with: pip install 'tflint[verify]'")
+        return 2
+    main_fn: Callable[[list[str]], int] | None = getattr(mod, "main", None)
+    if main_fn is None:
+        _err("tflint: error: tflint.verify.cli has no main(argv) function")
+        return 2
+    return int(main_fn(argv) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tflint`` console script and ``python -m tflint``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "verify":
+        return cmd_verify(argv[1:])
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help/--version exit 0, usage errors exit 2
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    if args.command == "check":
+        return cmd_check(args)
+    if args.command == "rules":
+        return cmd_rules(args)
+    parser.print_help(sys.stderr)
+    return 2

@@ -1,0 +1,151 @@
+"""Which files a ``tflint check`` run reads, and reading them.
+
+Rules (flake8's and ruff's, so that users and pre-commit get what they expect):
+
+* folders are walked recursively; only ``*.py`` and ``*.pyi`` files in them are linted,
+  in sorted order so that every run (serial or parallel) reports in the same order;
+* a file named on the command line is linted whatever its name (pre-commit passes
+  extension-less scripts with a Python shebang), unless ``--force-exclude`` applies the
+  exclude patterns to it as well;
+* exclude patterns (flake8 semantics, ``fnmatch``) match a file or folder by its base
+  name or by its absolute path; ``exclude`` replaces :data:`DEFAULT_EXCLUDE`,
+  ``extend-exclude`` adds to it;
+* symlinked folders are not followed while walking (so a symlink loop cannot hang the
+  run); a symlinked file is read like any file;
+* a path that does not exist is a usage error, a file that exists but cannot be read
+  (permissions, a symlink loop, a dangling link) is a read error: both are reported on
+  stderr as ``path: error: ...`` and the run goes on with the other files.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from tflint.config import DEFAULT_EXCLUDE, Settings
+
+PY_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass
+class Discovery:
+    """The files to lint, in order, and the problems met while finding them."""
+
+    files: list[str] = field(default_factory=list)
+    #: (path, message) for paths that do not exist: usage errors
+    missing: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, message) for paths that exist but cannot be used
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def exclude_patterns(settings: Settings) -> list[str]:
+    base = list(settings.exclude) if settings.exclude else list(DEFAULT_EXCLUDE)
+    return base + list(settings.extend_exclude)
+
+
+def matches(path: str, patterns: Sequence[str]) -> bool:
+    """flake8's ``matches_filename``: the base name or the absolute path matches."""
+    if not patterns:
+        return False
+    base = os.path.basename(path)
+    if base not in (".", "..") and any(fnmatch.fnmatch(base, p) for p in patterns):
+        return True
+    absolute = os.path.abspath(path)
+    return any(fnmatch.fnmatch(absolute, p) for p in patterns)
+
+
+def _force_excluded(path: str, patterns: Sequence[str], cwd: str) -> bool:
+    """With ``--force-exclude`` an explicit path is skipped when it, or a folder above
+    it, matches. Folders above the CWD are not looked at: a project checked out under
+    ``~/build/`` must not exclude itself."""
+    absolute = os.path.abspath(path)
+    current = absolute
+    while True:
+        if matches(current, patterns):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current or current == cwd:
+            return False
+        if not (parent + os.sep).startswith(cwd.rstrip(os.sep) + os.sep) and parent != cwd:
+            return False
+        current = parent
+
+
+def _display(path: str) -> str:
+    """The path as the user will see it: as given, normalized (``./a.py`` -> ``a.py``)."""
+    return os.path.normpath(path)
+
+
+def discover(paths: Iterable[str], settings: Settings, cwd: str | None = None) -> Discovery:
+    """Expand command-line paths into the list of files to lint."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    patterns = exclude_patterns(settings)
+    out = Discovery()
+    seen: set[str] = set()
+
+    def add(path: str) -> None:
+        key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
+            out.files.append(_display(path))
+
+    for given in paths:
+        if settings.force_exclude and _force_excluded(given, patterns, cwd):
+            continue
+        if os.path.isdir(given):
+            _walk(given, patterns, add, out)
+        elif os.path.exists(given):
+            add(given)
+        elif os.path.lexists(given):
+            # a symlink whose target is missing or loops: it exists, but cannot be read
+            out.unreadable.append((_display(given), _link_problem(given)))
+        else:
+            out.missing.append((_display(given), "no such file or directory"))
+    return out
+
+
+def _link_problem(path: str) -> str:
+    try:
+        os.stat(path)
+    except OSError as e:
+        return f"cannot read file: {e.strerror or e}"
+    return "cannot read file"  # pragma: no cover - raced with a fix of the link
+
+
+def _walk(root: str, patterns: Sequence[str], add, out: Discovery) -> None:
+    """Walk one folder, pruning excluded folders; symlinked folders are not followed."""
+
+    def onerror(e: OSError) -> None:
+        where = getattr(e, "filename", None) or root
+        out.unreadable.append((_display(where), f"cannot read folder: {e.strerror or e}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not matches(os.path.join(dirpath, d), patterns))
+        for name in sorted(filenames):
+            if not name.endswith(PY_SUFFIXES):
+                continue
+            path = os.path.join(dirpath, name)
+            if matches(path, patterns):
+                continue
+            if os.path.islink(path) and not os.path.exists(path):
+                out.unreadable.append((_display(path), _link_problem(path)))
+                continue
+            add(path)
+
+
+def read_source(path: str) -> bytes:
+    """The file's bytes, undecoded: the engine honours a BOM and a PEP 263 cookie.
+    Raises OSError (the caller reports it as a read error)."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def per_file_ignored_codes(path: str, per_file_ignores: dict[str, list[str]]) -> list[str]:
+    """The codes that ``per-file-ignores`` turns off for ``path`` (flake8 matching)."""
+    codes: list[str] = []
+    for pattern, pattern_codes in per_file_ignores.items():
+        if matches(path, [pattern]):
+            codes.extend(pattern_codes)
+    return codes
