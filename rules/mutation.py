@@ -35,6 +35,34 @@ def _flatten(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield t
 
 
+_code = cst.Module(body=[]).code_for_node
+
+
+def changes_per_call(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpression,
+                     value: cst.BaseExpression | None, ctx: Ctx) -> bool:
+    """Is this assignment Python state that a user expects to change on every call?
+
+    Trace-time facts derived from static structure (``self._weighted = w is not None``,
+    a list of variable names) are the same on every call and are fine to store. What
+    changes per call, and so silently changes only per trace, is: counters (``+=``,
+    ``n = n + 1``), tensors (which also leak out of the graph), and flags the same
+    function tests (``if first_call: ... first_call = False``).
+    """
+    if isinstance(node, cst.AugAssign):
+        return True
+    if value is None:
+        return False
+    if sem.is_tensor(value, ctx.fn):
+        return True
+    text = _code(target)
+    if text in _expression_texts(value):
+        return True
+    for c in ctx.within_function():
+        if isinstance(c.node, (cst.If, cst.While)) and text in _expression_texts(c.node.test):
+            return True
+    return False
+
+
 def outer_container(sem: SemanticModel, name: str, fn: FunctionInfo | None) -> str | None:
     """Where ``name`` lives if it is a list/dict/set bound outside traced code:
     "module" or "enclosing function"; None when it is local to traced code or unknown."""
@@ -55,10 +83,12 @@ class OuterContainerMutation(Rule):
     """A list, dict or set defined outside traced code is mutated inside it.
 
     ## What it does
-    Flags `append`, `extend`, `insert`, `pop`, `update`, `setdefault`, `add`, ... calls,
-    `x[k] = v`, `x[k] += v` and `del x[k]` in traced code when `x` is a list, dict or set
-    bound at module level or in an enclosing function that is not traced. Lists local to
-    the traced function (built in a Python loop and then `tf.stack`-ed) are fine.
+    Flags `append`, `extend`, `insert`, `update`, `setdefault`, `add`, ... calls with a
+    tensor argument, `x[k] = <tensor>` and `x[k] += v` in traced code when `x` is a list,
+    dict or set bound at module level or in an enclosing function that is not traced.
+    Lists local to the traced function (built in a Python loop and then `tf.stack`-ed)
+    are fine, and so is recording static trace-time facts on purpose (variable names,
+    shapes), which are the same on every call.
 
     ## Why is this bad?
     The mutation happens while tracing: once per trace, not once per call. After three
@@ -130,16 +160,18 @@ def step(x):
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         f = node.func
-        if isinstance(f, cst.Attribute) and f.attr.value in MUTATORS and isinstance(f.value, cst.Name):
+        if isinstance(f, cst.Attribute) and f.attr.value in MUTATORS and isinstance(f.value, cst.Name) and \
+                any(self.sem.is_tensor(a.value, ctx.fn) for a in node.args):
             self._check(f.value.value, node, ctx)
 
     def visit_Assign(self, node: cst.CSTNode, ctx: Ctx) -> None:
+        value = getattr(node, "value", None)
         for t in _assign_targets(node):
-            if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
+            if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and \
+                    (isinstance(node, cst.AugAssign) or value is not None and self.sem.is_tensor(value, ctx.fn)):
                 self._check(t.value.value, t, ctx)
 
     visit_AugAssign = visit_Assign
-    visit_Del = visit_Assign
 
     def _check(self, name: str, node: cst.CSTNode, ctx: Ctx) -> None:
         where = outer_container(self.sem, name, ctx.fn)
@@ -253,6 +285,8 @@ def make_counter():
             else:
                 continue
             if self.sem.enclosing_guard(ctx) is not None:
+                continue
+            if not changes_per_call(self.sem, node, t, getattr(node, "value", None), ctx):
                 continue
             self.report(t, self.MESSAGE.format(kind=kind, name=name), ctx=ctx)
 
@@ -385,9 +419,14 @@ class Model(tf.Module):
                     continue
                 if self.sem.enclosing_guard(ctx) is not None and not isinstance(node, cst.AugAssign):
                     continue
+                if not changes_per_call(self.sem, node, t, value, ctx):
+                    continue
                 self.report(t, self.MESSAGE.format(target=f"{base}.{t.attr.value}"), ctx=ctx)
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute):
-                self._container_attr(t.value, t, ctx)
+                if value is not None and self.sem.is_tensor(value, fn):
+                    self._container_attr(t.value, t, ctx)
+
+
 
     visit_AugAssign = visit_Assign
     visit_AnnAssign = visit_Assign
@@ -395,7 +434,8 @@ class Model(tf.Module):
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         f = node.func
-        if isinstance(f, cst.Attribute) and f.attr.value in MUTATORS and isinstance(f.value, cst.Attribute):
+        if isinstance(f, cst.Attribute) and f.attr.value in MUTATORS and isinstance(f.value, cst.Attribute) and \
+                any(self.sem.is_tensor(a.value, ctx.fn) for a in node.args):
             self._container_attr(f.value, node, ctx)
 
     def _container_attr(self, attr: cst.Attribute, node: cst.CSTNode, ctx: Ctx) -> None:
@@ -430,3 +470,16 @@ class Model(tf.Module):
         if name in self.sem.imports or name in self.sem.classes or name in self.sem.module_functions:
             return None
         return name if name in self.sem.module_assigns else None
+
+
+def _expression_texts(value: cst.BaseExpression) -> set[str]:
+    """Source texts of the names and attribute chains in ``value`` (``self.n`` in
+    ``self.n + 1``)."""
+    out: set[str] = set()
+    stack: list[cst.CSTNode] = [value]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Attribute, cst.Name)):
+            out.add(_code(n))
+        stack.extend(c for c in n.children if isinstance(c, cst.BaseExpression))
+    return out

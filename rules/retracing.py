@@ -159,6 +159,8 @@ c = resize(tf.zeros([1, 8, 8, 3]), 128)  # TFL401
         sem = self.sem
         literal_sites: dict[tuple[int, str], list[tuple[cst.BaseExpression, str, Ctx, FunctionInfo]]] = {}
         for call, ctx in sem.all_calls:
+            if sem.is_traced(ctx):
+                continue  # inside a graph the call is inlined into the caller's trace
             callee = tf_function_callee(sem, call, ctx)
             if callee is None or callee.has_input_signature:
                 continue

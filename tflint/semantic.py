@@ -104,6 +104,7 @@ class FunctionInfo:
     traced: bool = False
     root_reason: str | None = None  # why it is a graph root, e.g. "decorated with @tf.function"
     via: "tuple[FunctionInfo, cst.Call] | None" = None  # traced because this caller calls it
+    via_guard: cst.If | None = None  # ... and that call sits under a first-call guard
     py_function_target: bool = False
 
     @property
@@ -388,8 +389,16 @@ class SemanticModel:
     def _call_is_tensor(self, call: cst.Call, fn: FunctionInfo | None, d: int) -> bool:
         func = call.func
         for q in self.qualified(func):
+            if q.startswith("tensorflow.nest."):
+                # structure utilities: a tensor only if what they map or pack is one
+                if q.endswith("map_structure") and call.args and isinstance(call.args[0].value, cst.Lambda):
+                    lam = self.function_of(call.args[0].value)
+                    return self.is_tensor(call.args[0].value.body, lam, d)  # type: ignore[union-attr]
+                return any(self.is_tensor(a.value, fn, d) for a in call.args)
             if q.startswith(("tensorflow.", "keras.ops.", "keras.backend.")):
                 last = q.rsplit(".", 1)[-1]
+                if last[:1].isupper() and last not in ("SparseTensor", "IndexedSlices", "RaggedTensor"):
+                    return False  # a constructor: tables, initializers, specs, optimizers
                 return last not in _TF_NON_TENSOR_FUNCS
             if q in ("builtins.len", "len"):
                 return False
@@ -467,6 +476,9 @@ class SemanticModel:
         for c in ctx.within_function():
             if isinstance(c.node, cst.If) and c.field == "body" and is_first_call_test(c.node.test):
                 return c.node
+        fn = ctx.fn
+        if fn is not None and fn.root_reason is None and fn.via_guard is not None:
+            return fn.via_guard  # only ever called under a guard: `if self.x is None: self._make_x()`
         return None
 
     def in_py_function_arg(self, ctx: Ctx) -> bool:
@@ -487,10 +499,10 @@ class SemanticModel:
             if fn is not None:
                 for f in fn.scope_chain():
                     for n in f.nested:
-                        if n.name == name and isinstance(n.node, cst.FunctionDef):
+                        if n.name == name and isinstance(n.node, cst.FunctionDef) and n.cls is None:
                             return n
                     if name in f.bound or name in f.param_names:
-                        break
+                        return None  # a local name shadows the module's function
             return self.module_functions.get(name)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and fn is not None:
             owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
@@ -902,7 +914,7 @@ def _finalize(sem: SemanticModel) -> None:
     while work:
         f = work.pop()
         for nested in f.nested:
-            if not nested.traced and not nested.py_function_target:
+            if not nested.traced and not nested.py_function_target and nested.cls is None:
                 nested.traced = True
                 work.append(nested)
         for call, ctx in f.calls:
@@ -913,7 +925,11 @@ def _finalize(sem: SemanticModel) -> None:
                     callee.name not in ("__init__", "build"):
                 callee.traced = True
                 callee.via = (f, call)
+                callee.via_guard = sem.enclosing_guard(ctx)
                 work.append(callee)
+            elif callee is not None and callee.traced and callee.via_guard is not None and \
+                    sem.enclosing_guard(ctx) is None:
+                callee.via_guard = None  # also called unguarded
         # contexts cached before all roots were known must be recomputed
     for _, ctx in sem.all_calls:
         ctx._traced = None
