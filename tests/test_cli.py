@@ -285,6 +285,29 @@ def test_parallel_output_is_identical_to_serial(project: Path, run,
     assert paths == sorted(paths, key=lambda p: (os.path.dirname(p), os.path.basename(p)))
 
 
+def test_a_crashing_worker_is_an_error_not_a_hang(project: Path, run,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crash in native code kills the worker: report the files left, exit 2."""
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the patched worker reaches the pool only with fork")
+    for i in range(cli.PARALLEL_MIN_FILES):
+        write(project, f"m{i}.py", BAD_SRC)
+    real = cli.check_file
+
+    def crash(path: str, opts: cli.CheckOptions) -> cli.FileResult:
+        if path == "m5.py":
+            os._exit(70)
+        return real(path, opts)
+
+    monkeypatch.setattr(cli, "check_file", crash)
+    r = run("check", "-j", "2", ".")
+    assert r.rc == 2
+    assert "m5.py: error: internal error: a worker process crashed" in r.err
+    assert "m0.py:4:5: TFL101" in r.out
+
+
 # ------------------------------------------------------------------ bad input
 
 
@@ -344,7 +367,7 @@ def test_absurdly_deep_nesting_does_not_crash(project: Path) -> None:
     write(project, "deep.py", "import tensorflow as tf\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
     write(project, "a.py", BAD_SRC)
     p = subprocess.run([sys.executable, "-m", "tflint", "check", "-j", "1", "deep.py", "a.py"],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, cwd=project, timeout=120)
     assert p.returncode == 1, p.stderr[-500:]
     assert p.stdout.count("\n") == 2
 

@@ -136,24 +136,38 @@ def run_files(
 
 
 def _run_parallel(paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any) -> list[FileResult] | None:
-    """None when no process pool can be had (some sandboxes forbid it): run serially."""
+    """Lint in a process pool; results come back in input order.
+
+    None when no pool can be had at all (some sandboxes forbid it): the caller then runs
+    serially. A pool that breaks mid-run means a worker died (a crash in native parser
+    code cannot be caught as an exception): the files not yet reported get an internal
+    error rather than a serial retry, which would crash the main process the same way.
+    """
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     workers = min(jobs, len(paths))
     chunksize = max(1, min(16, len(paths) // (workers * 4)))
     try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            out = []
+        pool = ProcessPoolExecutor(max_workers=workers)
+    except (OSError, NotImplementedError, ImportError):
+        return None
+    out: list[FileResult] = []
+    try:
+        with pool:
             for r in pool.map(_check_worker, [(p, opts) for p in paths], chunksize=chunksize):
                 out.append(r)
                 if bar is not None:
                     bar.update(1)
-            return out
-    except (BrokenProcessPool, OSError, NotImplementedError, PermissionError):
-        if bar is not None:
-            bar.reset()
+    except BrokenProcessPool:
+        message = ("internal error: a worker process crashed on this file or one near it "
+                   "(run with -j 1 to find which)")
+        out.extend(FileResult(p, error=message) for p in paths[len(out):])
+    except OSError:  # the pool could not start its workers
+        if out:
+            raise
         return None
+    return out
 
 
 # ------------------------------------------------------------------ argument parsing
