@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -54,6 +53,3 @@ def write(root: Path, rel: str, text: str | bytes) -> Path:
     else:
         p.write_text(text)
     return p
-
-
-is_root = hasattr(os, "geteuid") and os.geteuid() == 0

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BAD_SRC, GOOD_SRC, is_root, write
+from conftest import BAD_SRC, GOOD_SRC, write
 from tflint import cli
 
 TFL101_MSG = "`print` of a tensor runs once while tracing"
@@ -92,13 +92,26 @@ def test_recursion_only_py_and_pyi_and_default_excludes(project: Path, run) -> N
     write(project, "pkg/sub/b.py", BAD_SRC)
     write(project, "pkg/readme.txt", BAD_SRC)
     write(project, "pkg/script", BAD_SRC)
-    for d in (".git", ".venv", "venv", "__pycache__", "build", "dist", ".tox", ".eggs",
-              "node_modules", "lib/site-packages"):
+    for d in (
+        ".git",
+        ".venv",
+        "venv",
+        "__pycache__",
+        "build",
+        "dist",
+        ".tox",
+        ".eggs",
+        "node_modules",
+        "lib/site-packages",
+    ):
         write(project, f"pkg/{d}/x.py", BAD_SRC)
     r = run("check", "pkg")
     assert r.rc == 1
     assert [p for p, _ in _codes(r.out)] == [
-        os.path.join("pkg", "a.py"), os.path.join("pkg", "stubs.pyi"), os.path.join("pkg", "sub", "b.py")]
+        os.path.join("pkg", "a.py"),
+        os.path.join("pkg", "stubs.pyi"),
+        os.path.join("pkg", "sub", "b.py"),
+    ]
 
 
 def test_explicit_file_is_checked_whatever_its_name(project: Path, run) -> None:
@@ -120,13 +133,19 @@ def test_exclude_replaces_defaults_and_extend_exclude_adds(project: Path, run) -
     write(project, "gen/g.py", BAD_SRC)
     write(project, "pkg/c_pb2.py", BAD_SRC)
     assert [p for p, _ in _codes(run("check", ".").out)] == [
-        "a.py", os.path.join("gen", "g.py"), os.path.join("pkg", "c_pb2.py")]
+        "a.py",
+        os.path.join("gen", "g.py"),
+        os.path.join("pkg", "c_pb2.py"),
+    ]
     r = run("check", "--extend-exclude", "gen,*_pb2.py", ".")
     assert [p for p, _ in _codes(r.out)] == ["a.py"]
     # --exclude replaces the default list: venv is walked again
     r = run("check", "--exclude", "gen", ".")
     assert [p for p, _ in _codes(r.out)] == [
-        "a.py", os.path.join("pkg", "c_pb2.py"), os.path.join("venv", "v.py")]
+        "a.py",
+        os.path.join("pkg", "c_pb2.py"),
+        os.path.join("venv", "v.py"),
+    ]
     # a pattern with a slash is anchored at the CWD
     r = run("check", "--extend-exclude", "pkg/*.py", ".")
     assert [p for p, _ in _codes(r.out)] == ["a.py", os.path.join("gen", "g.py")]
@@ -142,7 +161,11 @@ def test_force_exclude_applies_to_explicit_paths(project: Path, run) -> None:
     r = run("check", "--extend-exclude", "*_pb2.py", "--force-exclude", *args)
     assert _codes(r.out) == [("a.py", "TFL101")]
     # from config too, and --no-force-exclude turns it off again
-    write(project, "pyproject.toml", "[tool.tflint]\nforce-exclude = true\nextend-exclude = ['*_pb2.py']\n")
+    write(
+        project,
+        "pyproject.toml",
+        "[tool.tflint]\nforce-exclude = true\nextend-exclude = ['*_pb2.py']\n",
+    )
     assert _codes(run("check", *args).out) == [("a.py", "TFL101")]
     assert len(_codes(run("check", "--no-force-exclude", *args).out)) == 3
     # everything excluded: nothing to do, exit 0
@@ -150,8 +173,9 @@ def test_force_exclude_applies_to_explicit_paths(project: Path, run) -> None:
     assert (r.rc, r.out, r.err) == (0, "", "")
 
 
-def test_force_exclude_does_not_look_above_the_cwd(project: Path, run,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_force_exclude_does_not_look_above_the_cwd(
+    project: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the project itself lives under a folder named "build"
     write(project, "build/proj/pyproject.toml", "[tool.tflint]\n")
     write(project, "build/proj/a.py", BAD_SRC)
@@ -176,7 +200,9 @@ def test_select_ignore_extend_select(project: Path, run) -> None:
     assert [c for _, c in _codes(run("check", "a.py").out)] == ["TFL101", "TFL102"]
     assert [c for _, c in _codes(run("check", "--select", "TFL102", "a.py").out)] == ["TFL102"]
     assert [c for _, c in _codes(run("check", "--ignore", "TFL10", "a.py").out)] == []
-    assert [c for _, c in _codes(run("check", "--ignore", "TFL1", "--select", "TFL101", "a.py").out)] == ["TFL101"]
+    assert [
+        c for _, c in _codes(run("check", "--ignore", "TFL1", "--select", "TFL101", "a.py").out)
+    ] == ["TFL101"]
     r = run("check", "--select", "TFL102", "--extend-select", "TFL101", "a.py")
     assert [c for _, c in _codes(r.out)] == ["TFL101", "TFL102"]
     r = run("check", "--select", "TFL102", "--select", "TFL101", "a.py")  # repeated flags add up
@@ -189,8 +215,11 @@ def test_per_file_ignores_flag(project: Path, run) -> None:
     r = run("check", "--per-file-ignores", "tests/*:TFL101,TFL102 s.py:TFL1", "tests", "src")
     assert r.rc == 0 and r.out == ""
     r = run("check", "--per-file-ignores", "tests/*:TFL101", "tests", "src")
-    assert _codes(r.out) == [(os.path.join("tests", "t.py"), "TFL102"),
-                             (os.path.join("src", "s.py"), "TFL101"), (os.path.join("src", "s.py"), "TFL102")]
+    assert _codes(r.out) == [
+        (os.path.join("tests", "t.py"), "TFL102"),
+        (os.path.join("src", "s.py"), "TFL101"),
+        (os.path.join("src", "s.py"), "TFL102"),
+    ]
     assert run("check", "--per-file-ignores", "tests/*", "tests").rc == 2
     assert run("check", "--per-file-ignores", "tests/*:TFL888", "tests").rc == 2
 
@@ -244,8 +273,9 @@ def test_show_source(project: Path, run) -> None:
     assert r.out.splitlines()[1:] == ["    print(x)", "    ^"]
 
 
-def test_progress_bar_only_on_a_tty_and_not_quiet(project: Path, run,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_bar_only_on_a_tty_and_not_quiet(
+    project: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for i in range(cli.PROGRESS_MIN_FILES):
         write(project, f"pkg/m{i:03}.py", GOOD_SRC)
     assert run("check", "-j", "1", "pkg").err == ""  # captured stderr is not a TTY
@@ -258,8 +288,9 @@ def test_progress_bar_only_on_a_tty_and_not_quiet(project: Path, run,
 # ------------------------------------------------------------------ parallel
 
 
-def test_parallel_output_is_identical_to_serial(project: Path, run,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallel_output_is_identical_to_serial(
+    project: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sources = [BAD_SRC, GOOD_SRC, IO_SRC, "import tensorflow as tf\ndef f(:\n", b"\xff\xfe\x00"]
     for i in range(24):
         write(project, f"pkg/d{i % 3}/m{i:02}.py", sources[i % len(sources)])
@@ -285,8 +316,9 @@ def test_parallel_output_is_identical_to_serial(project: Path, run,
     assert paths == sorted(paths, key=lambda p: (os.path.dirname(p), os.path.basename(p)))
 
 
-def test_a_crashing_worker_is_an_error_not_a_hang(project: Path, run,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crashing_worker_is_an_error_not_a_hang(
+    project: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A crash in native code kills the worker: report the files left, exit 2."""
     import multiprocessing
 
@@ -316,15 +348,30 @@ def test_a_crashing_worker_is_an_error_not_a_hang(project: Path, run,
     [
         ("syntax.py", "import tensorflow as tf\ndef f(:\n    pass\n", "TFL001 syntax error"),
         ("py2.py", "import tensorflow as tf\nprint 'hello'\n", "TFL001 syntax error"),
-        ("undecodable.py", b"import tensorflow as tf\nx = '\xff\xfe'\n", "TFL001 cannot decode file"),
-        ("bad_cookie.py", b"# -*- coding: klingon -*-\nimport tensorflow\n", "TFL001 cannot decode file"),
+        (
+            "undecodable.py",
+            b"import tensorflow as tf\nx = '\xff\xfe'\n",
+            "TFL001 cannot decode file",
+        ),
+        (
+            "bad_cookie.py",
+            b"# -*- coding: klingon -*-\nimport tensorflow\n",
+            "TFL001 cannot decode file",
+        ),
         ("nul.py", b"import tensorflow as tf\nx = 1\x00\n", "TFL001 source contains a NUL byte"),
-        ("indent.py", "import tensorflow as tf\n" + "".join("    " * i + "if x:\n" for i in range(120))
-         + "    " * 120 + "pass\n", "TFL001 syntax error"),
+        (
+            "indent.py",
+            "import tensorflow as tf\n"
+            + "".join("    " * i + "if x:\n" for i in range(120))
+            + "    " * 120
+            + "pass\n",
+            "TFL001 syntax error",
+        ),
     ],
 )
 def test_content_problems_are_one_tfl001_line_and_the_run_goes_on(
-        project: Path, run, name: str, content: str | bytes, expected: str) -> None:
+    project: Path, run, name: str, content: str | bytes, expected: str
+) -> None:
     write(project, name, content)
     write(project, "good_then_bad.py", BAD_SRC)
     r = run("check", name, "good_then_bad.py")
@@ -342,8 +389,13 @@ def test_content_problems_are_one_tfl001_line_and_the_run_goes_on(
         ("bom.py", b"\xef\xbb\xbf" + BAD_SRC.encode()),
         ("crlf.py", BAD_SRC.replace("\n", "\r\n").encode()),
         ("bom_crlf.py", b"\xef\xbb\xbf" + BAD_SRC.replace("\n", "\r\n").encode()),
-        ("latin1.py", b"# -*- coding: latin-1 -*-\n" + BAD_SRC.replace("print(x)", "print(x, '\xe9')")
-         .encode("latin-1").replace(b"import", b"import", 1)),
+        (
+            "latin1.py",
+            b"# -*- coding: latin-1 -*-\n"
+            + BAD_SRC.replace("print(x)", "print(x, '\xe9')")
+            .encode("latin-1")
+            .replace(b"import", b"import", 1),
+        ),
     ],
 )
 def test_bom_crlf_and_cookies_keep_positions(project: Path, run, name: str, content: bytes) -> None:
@@ -364,10 +416,17 @@ def test_absurdly_deep_nesting_does_not_crash(project: Path) -> None:
     """libcst's native parser overflows the C stack (SIGSEGV, not an exception) on
     thousands of nested brackets; the engine must turn such input into TFL001 (CPython
     itself stops at 200 levels). In a subprocess, so a crash fails only this test."""
-    write(project, "deep.py", "import tensorflow as tf\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
+    write(
+        project, "deep.py", "import tensorflow as tf\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    )
     write(project, "a.py", BAD_SRC)
-    p = subprocess.run([sys.executable, "-m", "tflint", "check", "-j", "1", "deep.py", "a.py"],
-                       capture_output=True, text=True, cwd=project, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "tflint", "check", "-j", "1", "deep.py", "a.py"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
     assert p.returncode == 1, p.stderr[-500:]
     assert p.stdout.count("\n") == 2
 
@@ -392,7 +451,8 @@ def test_symlink_loops_and_dangling_links(project: Path, run) -> None:
     assert _codes(r.out) == [(os.path.join("pkg", "a.py"), "TFL101")]
     err = sorted(r.err.splitlines())
     assert [e.split(":")[0] for e in err if ": error: " in e] == [
-        os.path.join("pkg", n) for n in ("dangling.py", "loop1.py", "loop2.py")]
+        os.path.join("pkg", n) for n in ("dangling.py", "loop1.py", "loop2.py")
+    ]
     assert all("cannot read file" in e for e in err if ": error: " in e)
     # named explicitly, the same
     r = run("check", "pkg/loop1.py", "pkg/a.py")
@@ -436,8 +496,13 @@ def test_never_imports_or_runs_the_checked_code(project: Path, run) -> None:
     write(project, "setup.py", payload)
     r = run("check", "-j", "1", ".")
     assert r.rc == 1 and len(r.out.splitlines()) == 4
-    p = subprocess.run([sys.executable, "-m", "tflint", "check", "-j", "2", "."], capture_output=True,
-                       text=True, cwd=project, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "tflint", "check", "-j", "2", "."],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
     assert p.returncode == 1
     assert not marker.exists()
     assert "pkg" not in sys.modules and "setup" not in sys.modules
@@ -474,7 +539,8 @@ def test_rules_json(run) -> None:
 
     rows = json.loads(run("rules", "--output-format", "json", "TFL101").out)
     assert [(x["code"], x["name"], x["severity"], x["default"]) for x in rows] == [
-        ("TFL101", "print-in-traced-code", "info", True)]
+        ("TFL101", "print-in-traced-code", "info", True)
+    ]
     assert "## What it does" in rows[0]["doc"]
 
 
@@ -506,10 +572,23 @@ def test_verify_missing_module_is_a_clear_error(run, monkeypatch: pytest.MonkeyP
 def test_python_dash_m_tflint(project: Path) -> None:
     write(project, "a.py", BAD_SRC)
     env = dict(os.environ)
-    p = subprocess.run([sys.executable, "-m", "tflint", "check", "a.py"], capture_output=True,
-                       text=True, cwd=project, env=env, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "tflint", "check", "a.py"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=120,
+    )
     assert p.returncode == 1
     assert p.stdout.startswith("a.py:4:5: TFL101 ")
-    assert "libcst" not in subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "tflint", "--help"], capture_output=True,
-        text=True, cwd=project, timeout=120).stderr  # --help does not load the parser
+    assert (
+        "libcst"
+        not in subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "tflint", "--help"],
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=120,
+        ).stderr
+    )  # --help does not load the parser

@@ -13,7 +13,6 @@ from tflint.config import (
     ConfigError,
     ConfigFile,
     find_config,
-    load_config_file,
     parse_per_file_ignores,
     resolve_settings,
 )
@@ -26,7 +25,10 @@ def _settings(root: Path, cli: dict | None = None, **kw):
 
 
 def test_pyproject_values_and_underscore_keys(tmp_path: Path) -> None:
-    write(tmp_path, "pyproject.toml", """
+    write(
+        tmp_path,
+        "pyproject.toml",
+        """
 [tool.tflint]
 select = ["TFL1", "TFL301"]
 ignore = ["TFL104"]
@@ -36,7 +38,8 @@ exclude = ["generated", "sub/dir"]
 extend-exclude = ["third_party"]
 force_exclude = true
 tf-function-wrappers = ["mylib.compiled"]
-""")
+""",
+    )
     s, cfg = _settings(tmp_path)
     assert cfg is not None and cfg.kind == "pyproject"
     assert s.select == ["TFL1", "TFL301"]
@@ -51,7 +54,10 @@ tf-function-wrappers = ["mylib.compiled"]
 
 
 def test_setup_cfg_lists_and_flake8_per_file_ignores(tmp_path: Path) -> None:
-    write(tmp_path, "setup.cfg", """
+    write(
+        tmp_path,
+        "setup.cfg",
+        """
 [metadata]
 name = x
 
@@ -64,7 +70,8 @@ per-file-ignores =
     setup.py scripts/*.py: TFL1
 force-exclude = yes
 tf_function_wrappers = mylib.compiled, other.wrap
-""")
+""",
+    )
     s, cfg = _settings(tmp_path)
     assert cfg is not None and cfg.kind == "setup.cfg"
     assert s.select == ["TFL1", "TFL301"]
@@ -105,16 +112,27 @@ def test_nearest_config_wins(tmp_path: Path) -> None:
 
 
 def test_cli_replaces_and_extends(tmp_path: Path) -> None:
-    write(tmp_path, "pyproject.toml", """
+    write(
+        tmp_path,
+        "pyproject.toml",
+        """
 [tool.tflint]
 select = ["TFL1"]
 ignore = ["TFL101"]
 extend-select = ["TFL301"]
 extend-exclude = ["a"]
 force-exclude = true
-""")
-    s, _ = _settings(tmp_path, {"ignore": ["TFL102"], "extend-select": ["TFL302"],
-                                "extend-exclude": ["b,c"], "force-exclude": False})
+""",
+    )
+    s, _ = _settings(
+        tmp_path,
+        {
+            "ignore": ["TFL102"],
+            "extend-select": ["TFL302"],
+            "extend-exclude": ["b,c"],
+            "force-exclude": False,
+        },
+    )
     assert s.select == ["TFL1"]
     assert s.ignore == ["TFL102"]  # replaced
     assert s.extend_select == ["TFL301", "TFL302"]  # added
@@ -128,7 +146,10 @@ force-exclude = true
         ("[tool.tflint]\nselct = ['TFL101']\n", "unknown key 'selct' in [tool.tflint]"),
         ("[tool.tflint]\nignore = ['TFL999']\n", "unknown rule code or prefix 'TFL999'"),
         ("[tool.tflint]\nselect = ['E501']\n", "unknown rule code or prefix 'E501'"),
-        ("[tool.tflint]\nper-file-ignores = { 'x.py' = ['TFL77'] }\n", "unknown rule code or prefix 'TFL77'"),
+        (
+            "[tool.tflint]\nper-file-ignores = { 'x.py' = ['TFL77'] }\n",
+            "unknown rule code or prefix 'TFL77'",
+        ),
         ("[tool.tflint]\nforce-exclude = 'maybe'\n", "force-exclude must be true or false"),
         ("[tool.tflint]\nselect = 3\n", "select must be a list of strings"),
         ("[tool.tflint]\nselect = [\n", "invalid TOML"),
@@ -147,8 +168,14 @@ def test_pyproject_errors(tmp_path: Path, content: str, message: str) -> None:
         ("[tflint]\nextend-ignore = TFL101\n", "unknown key 'extend-ignore'"),
         ("[tflint]\nignore = TFL1O1\n", "unknown rule code or prefix 'TFL1O1'"),
         ("[tflint]\nper-file-ignores = tests/*\n", "expected entries of the form 'glob:CODE,CODE'"),
-        ("[tflint]\nper-file-ignores = tests/*:\n", "expected entries of the form 'glob:CODE,CODE'"),
-        ("[tflint]\nper-file-ignores = tests/*:tfl101\n", "expected entries of the form 'glob:CODE,CODE'"),
+        (
+            "[tflint]\nper-file-ignores = tests/*:\n",
+            "expected entries of the form 'glob:CODE,CODE'",
+        ),
+        (
+            "[tflint]\nper-file-ignores = tests/*:tfl101\n",
+            "expected entries of the form 'glob:CODE,CODE'",
+        ),
     ],
 )
 def test_setup_cfg_errors(tmp_path: Path, content: str, message: str) -> None:
@@ -205,7 +232,9 @@ def test_cli_unknown_code_exit_2(project: Path, run) -> None:
     assert r.rc == 2 and "unknown rule code or prefix 'TFL1234'" in r.err and r.out == ""
 
 
-def test_config_from_parent_folder_applies(project: Path, run, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_from_parent_folder_applies(
+    project: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(project, "pyproject.toml", "[tool.tflint]\nignore = ['TFL101']\n")
     write(project, "sub/a.py", BAD_SRC)
     monkeypatch.chdir(project / "sub")
@@ -230,9 +259,12 @@ def test_tf_function_wrappers_flag(project: Path, run) -> None:
     assert r.rc == 1 and "a.py:4:5: TFL101" in r.out
 
 
-def test_per_file_ignores_in_config_are_relative_to_the_config(project: Path, run,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    write(project, "pyproject.toml", "[tool.tflint]\nper-file-ignores = { 'tests/*' = ['TFL101'] }\n")
+def test_per_file_ignores_in_config_are_relative_to_the_config(
+    project: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(
+        project, "pyproject.toml", "[tool.tflint]\nper-file-ignores = { 'tests/*' = ['TFL101'] }\n"
+    )
     write(project, "tests/t.py", BAD_SRC)
     write(project, "src/tests/t.py", BAD_SRC)
     monkeypatch.chdir(project / "src")

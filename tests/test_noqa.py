@@ -6,9 +6,17 @@ import pytest
 
 from tflint.diagnostics import Diagnostic, Severity
 from tflint.engine import lint_source
-from tflint.noqa import NOQA_INLINE_REGEXP, apply_noqa, is_suppressed, noqa_line_mapping, source_lines
+from tflint.noqa import (
+    NOQA_INLINE_REGEXP,
+    apply_noqa,
+    is_suppressed,
+    noqa_line_mapping,
+    source_lines,
+)
 
-PRINT_LINE = "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x){comment}\n    return x\n"
+PRINT_LINE = (
+    "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x){comment}\n    return x\n"
+)
 
 
 def _codes_after_noqa(comment: str) -> list[str]:
@@ -139,8 +147,14 @@ def test_line_mapping_matches_flake8_processor(src: str) -> None:
     import argparse
 
     processor = pytest.importorskip("flake8.processor")
-    opts = argparse.Namespace(hang_closing=False, indent_size=4, max_line_length=79,
-                              max_doc_length=None, verbose=0, disable_noqa=False)
+    opts = argparse.Namespace(
+        hang_closing=False,
+        indent_size=4,
+        max_line_length=79,
+        max_doc_length=None,
+        verbose=0,
+        disable_noqa=False,
+    )
     lines = source_lines(src)
     fp = processor.FileProcessor("t.py", opts, lines=lines)
     ours = noqa_line_mapping(lines)

@@ -14,8 +14,13 @@ from tflint.output import format_github, format_json, format_sarif, format_stati
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 
-def _d(code: str = "TFL101", severity: Severity = Severity.INFO, fix: Fix | None = None,
-       path: str = "pkg/a.py", message: str = "msg") -> Diagnostic:
+def _d(
+    code: str = "TFL101",
+    severity: Severity = Severity.INFO,
+    fix: Fix | None = None,
+    path: str = "pkg/a.py",
+    message: str = "msg",
+) -> Diagnostic:
     return Diagnostic(code, "print-in-traced-code", message, path, 4, 4, 4, 12, severity, fix)
 
 
@@ -49,8 +54,13 @@ def test_json_fields() -> None:
         "fix": {
             "title": "Use tf.print",
             "applicability": "safe",
-            "edits": [{"content": "tf.print", "location": {"row": 4, "column": 5},
-                       "end_location": {"row": 4, "column": 10}}],
+            "edits": [
+                {
+                    "content": "tf.print",
+                    "location": {"row": 4, "column": 5},
+                    "end_location": {"row": 4, "column": 10},
+                }
+            ],
         },
     }
     assert json.loads(format_json([_d()]))[0]["fix"] is None
@@ -59,8 +69,12 @@ def test_json_fields() -> None:
 
 @pytest.mark.parametrize(
     "severity, level",
-    [(Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.PERF, "warning"),
-     (Severity.INFO, "notice")],
+    [
+        (Severity.ERROR, "error"),
+        (Severity.WARNING, "warning"),
+        (Severity.PERF, "warning"),
+        (Severity.INFO, "notice"),
+    ],
 )
 def test_github_annotation(severity: Severity, level: str) -> None:
     assert format_github([_d(severity=severity)]) == (
@@ -89,8 +103,12 @@ def _validate_sarif(log: dict) -> None:
 
 @pytest.mark.parametrize(
     "severity, level",
-    [(Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.PERF, "warning"),
-     (Severity.INFO, "note")],
+    [
+        (Severity.ERROR, "error"),
+        (Severity.WARNING, "warning"),
+        (Severity.PERF, "warning"),
+        (Severity.INFO, "note"),
+    ],
 )
 def test_sarif_levels_and_region(severity: Severity, level: str) -> None:
     log = json.loads(format_sarif([_d(severity=severity, path="dir with space/a.py")]))
@@ -104,7 +122,9 @@ def test_sarif_levels_and_region(severity: Severity, level: str) -> None:
 
 
 def test_sarif_with_read_errors_is_valid_and_says_so() -> None:
-    log = json.loads(format_sarif([], errors=[("/abs/b.py", "cannot read file: Permission denied")]))
+    log = json.loads(
+        format_sarif([], errors=[("/abs/b.py", "cannot read file: Permission denied")])
+    )
     _validate_sarif(log)
     inv = log["runs"][0]["invocations"][0]
     assert inv["executionSuccessful"] is False
@@ -129,8 +149,10 @@ def test_sarif_from_cli_validates_against_the_official_schema(project: Path, run
     assert tfl101["defaultConfiguration"]["level"] == "note"
     assert tfl101["shortDescription"]["text"]
     results = run_["results"]
-    assert [(x["ruleId"], x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for x in results] == [
-        ("TFL101", "a.py"), ("TFL001", "broken.py")]
+    assert [
+        (x["ruleId"], x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        for x in results
+    ] == [("TFL101", "a.py"), ("TFL001", "broken.py")]
     for x in results:
         assert driver["rules"][x["ruleIndex"]]["id"] == x["ruleId"]
     assert results[0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 5
@@ -143,7 +165,11 @@ def test_json_from_cli(project: Path, run) -> None:
     assert r.rc == 1
     [obj] = json.loads(r.out)
     assert (obj["code"], obj["filename"], obj["location"], obj["severity"]) == (
-        "TFL101", "a.py", {"row": 4, "column": 5}, "info")
+        "TFL101",
+        "a.py",
+        {"row": 4, "column": 5},
+        "info",
+    )
     assert obj["end_location"] == {"row": 4, "column": 13}
 
 
@@ -162,5 +188,7 @@ def test_github_from_cli(project: Path, run) -> None:
     write(project, "a.py", BAD_SRC)
     r = run("check", "--output-format", "github", "a.py")
     assert r.rc == 1
-    assert r.out.startswith("::notice file=a.py,line=4,col=5,endLine=4,endColumn=13,"
-                            "title=TFL101 print-in-traced-code::")
+    assert r.out.startswith(
+        "::notice file=a.py,line=4,col=5,endLine=4,endColumn=13,"
+        "title=TFL101 print-in-traced-code::"
+    )

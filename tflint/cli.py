@@ -92,8 +92,11 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
             extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
             if extra:
                 ignore = list(settings.ignore) + extra
-                diags = [d for d in diags
-                         if is_enabled(d.code, settings.select, ignore, settings.extend_select)]
+                diags = [
+                    d
+                    for d in diags
+                    if is_enabled(d.code, settings.select, ignore, settings.extend_select)
+                ]
         lines = None
         if opts.show_source and diags:
             lines = noqa.source_lines(text if text is not None else _decode_for_noqa(data))
@@ -135,7 +138,9 @@ def run_files(
             bar.close()
 
 
-def _run_parallel(paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any) -> list[FileResult] | None:
+def _run_parallel(
+    paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any
+) -> list[FileResult] | None:
     """Lint in a process pool; results come back in input order.
 
     None when no pool can be had at all (some sandboxes forbid it): the caller then runs
@@ -160,9 +165,11 @@ def _run_parallel(paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any)
                 if bar is not None:
                     bar.update(1)
     except BrokenProcessPool:
-        message = ("internal error: a worker process crashed on this file or one near it "
-                   "(run with -j 1 to find which)")
-        out.extend(FileResult(p, error=message) for p in paths[len(out):])
+        message = (
+            "internal error: a worker process crashed on this file or one near it "
+            "(run with -j 1 to find which)"
+        )
+        out.extend(FileResult(p, error=message) for p in paths[len(out) :])
     except OSError:  # the pool could not start its workers
         if out:
             raise
@@ -196,51 +203,108 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tflint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = sub.add_parser("check", help="lint files and folders (never imports or runs them)",
-                           description="Lint Python files; folders are searched for *.py and *.pyi.")
-    check.add_argument("paths", nargs="*", metavar="PATH",
-                       help="files or folders; no path means nothing to check (exit 0)")
+    check = sub.add_parser(
+        "check",
+        help="lint files and folders (never imports or runs them)",
+        description="Lint Python files; folders are searched for *.py and *.pyi.",
+    )
+    check.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or folders; no path means nothing to check (exit 0)",
+    )
     g = check.add_argument_group("rule selection")
-    g.add_argument("--select", action="append", metavar="CODES",
-                   help="codes or prefixes to enable, replacing the default set (e.g. TFL1,TFL301)")
-    g.add_argument("--ignore", action="append", metavar="CODES", help="codes or prefixes to disable")
-    g.add_argument("--extend-select", action="append", metavar="CODES",
-                   help="codes or prefixes to enable on top of the selection (e.g. off-by-default rules)")
-    g.add_argument("--per-file-ignores", action="append", metavar="GLOB:CODES",
-                   help="flake8 syntax: 'tests/*:TFL101,TFL102 other.py:TFL1'")
+    g.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="codes or prefixes to enable, replacing the default set (e.g. TFL1,TFL301)",
+    )
+    g.add_argument(
+        "--ignore", action="append", metavar="CODES", help="codes or prefixes to disable"
+    )
+    g.add_argument(
+        "--extend-select",
+        action="append",
+        metavar="CODES",
+        help="codes or prefixes to enable on top of the selection (e.g. off-by-default rules)",
+    )
+    g.add_argument(
+        "--per-file-ignores",
+        action="append",
+        metavar="GLOB:CODES",
+        help="flake8 syntax: 'tests/*:TFL101,TFL102 other.py:TFL1'",
+    )
     g.add_argument("--disable-noqa", action="store_true", help="do not honour # noqa comments")
-    g.add_argument("--tf-function-wrappers", action="append", metavar="NAMES",
-                   help="decorators that wrap a function in tf.function (comma separated)")
+    g.add_argument(
+        "--tf-function-wrappers",
+        action="append",
+        metavar="NAMES",
+        help="decorators that wrap a function in tf.function (comma separated)",
+    )
     g = check.add_argument_group("files")
-    g.add_argument("--exclude", action="append", metavar="PATTERNS",
-                   help="fnmatch patterns replacing the default excludes "
-                        "(.git, .venv, venv, __pycache__, build, dist, ...)")
-    g.add_argument("--extend-exclude", action="append", metavar="PATTERNS",
-                   help="fnmatch patterns to exclude on top of the defaults")
-    g.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
-                   help="apply excludes to files named on the command line too (for pre-commit)")
+    g.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERNS",
+        help="fnmatch patterns replacing the default excludes "
+        "(.git, .venv, venv, __pycache__, build, dist, ...)",
+    )
+    g.add_argument(
+        "--extend-exclude",
+        action="append",
+        metavar="PATTERNS",
+        help="fnmatch patterns to exclude on top of the defaults",
+    )
+    g.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="apply excludes to files named on the command line too (for pre-commit)",
+    )
     cfg = g.add_mutually_exclusive_group()
-    cfg.add_argument("--config", metavar="PATH",
-                     help="read this pyproject.toml or setup.cfg instead of searching upwards")
+    cfg.add_argument(
+        "--config",
+        metavar="PATH",
+        help="read this pyproject.toml or setup.cfg instead of searching upwards",
+    )
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
-    g.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
-                   help="worker processes; 0 or 'auto' = one per CPU (default), 1 = serial")
+    g.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=0,
+        metavar="N",
+        help="worker processes; 0 or 'auto' = one per CPU (default), 1 = serial",
+    )
     g = check.add_argument_group("output")
     g.add_argument("--output-format", choices=FORMATS, default="text")
     g.add_argument("--output-file", metavar="PATH", help="write the report here instead of stdout")
     g.add_argument("--statistics", action="store_true", help="count findings per code")
-    g.add_argument("--show-source", action="store_true", help="show the source line of each finding")
-    g.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress bar and no summary line; findings and errors still print")
-    g.add_argument("--exit-zero", action="store_true",
-                   help="exit 0 even with findings (errors still exit 2)")
+    g.add_argument(
+        "--show-source", action="store_true", help="show the source line of each finding"
+    )
+    g.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bar and no summary line; findings and errors still print",
+    )
+    g.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even with findings (errors still exit 2)"
+    )
 
     rules = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
     rules.add_argument("codes", nargs="*", metavar="CODE")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
 
-    sub.add_parser("verify", help="run code under TensorFlow and compare eager and graph results "
-                                  "(needs the 'verify' extra)", add_help=False)
+    sub.add_parser(
+        "verify",
+        help="run code under TensorFlow and compare eager and graph results "
+        "(needs the 'verify' extra)",
+        add_help=False,
+    )
     return parser
 
 
@@ -269,7 +333,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from tflint.config import resolve_settings
 
     try:
-        settings, _cfg = resolve_settings(_cli_settings(args), config_path=args.config, isolated=args.isolated)
+        settings, _cfg = resolve_settings(
+            _cli_settings(args), config_path=args.config, isolated=args.isolated
+        )
     except ConfigError as e:
         _err(f"tflint: error: {e}")
         return 2
@@ -285,8 +351,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     sources: dict[str, list[str]] = {}
     if found.files:
         jobs = args.jobs or (os.cpu_count() or 1)
-        progress = (not args.quiet and len(found.files) >= PROGRESS_MIN_FILES
-                    and _isatty(sys.stderr))
+        progress = not args.quiet and len(found.files) >= PROGRESS_MIN_FILES and _isatty(sys.stderr)
         opts = CheckOptions(settings, disable_noqa=args.disable_noqa, show_source=args.show_source)
         for r in run_files(found.files, opts, jobs=jobs, progress=progress):
             if r.error is not None:
@@ -301,8 +366,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     from tflint.output import format_statistics, render
 
-    report = render(args.output_format, diagnostics, errors=read_errors,
-                    sources=sources if args.show_source else None)
+    report = render(
+        args.output_format,
+        diagnostics,
+        errors=read_errors,
+        sources=sources if args.show_source else None,
+    )
     stats = format_statistics(diagnostics) if args.statistics else ""
     try:
         _emit(args, report, stats)
@@ -311,8 +380,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     if diagnostics and not args.quiet and args.output_format == "text":
         n_files = len({d.path for d in diagnostics})
-        _err(f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
-             f"in {n_files} file{'s' if n_files != 1 else ''} ({len(found.files)} checked).")
+        _err(
+            f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
+            f"in {n_files} file{'s' if n_files != 1 else ''} ({len(found.files)} checked)."
+        )
     if status_error:
         return 2
     if diagnostics and not args.exit_zero:
@@ -355,11 +426,20 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for code, (name, sev) in ENGINE_CODES.items():
         from tflint.output import _engine_summary
 
-        rows.append({"code": code, "name": name, "severity": sev, "default": True, "url": rule_url(code)})
+        rows.append(
+            {"code": code, "name": name, "severity": sev, "default": True, "url": rule_url(code)}
+        )
         docs[code] = _engine_summary(code)
     for rule in all_rules():
-        rows.append({"code": rule.CODE, "name": rule.NAME, "severity": rule.SEVERITY.value,
-                     "default": rule.DEFAULT_ON, "url": rule.url()})
+        rows.append(
+            {
+                "code": rule.CODE,
+                "name": rule.NAME,
+                "severity": rule.SEVERITY.value,
+                "default": rule.DEFAULT_ON,
+                "url": rule.url(),
+            }
+        )
         docs[rule.CODE] = inspect.cleandoc(rule.__doc__ or rule.MESSAGE or "")
     rows.sort(key=lambda r: r["code"])
 
@@ -390,7 +470,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     width = max(len(r["name"]) for r in rows)
     print(f"{'code':<7} {'name':<{width}} {'severity':<8} default")
     for r in rows:
-        print(f"{r['code']:<7} {r['name']:<{width}} {r['severity']:<8} {'on' if r['default'] else 'off'}")
+        state = "on" if r["default"] else "off"
+        print(f"{r['code']:<7} {r['name']:<{width}} {r['severity']:<8} {state}")
     return 0
 
 
@@ -403,11 +484,15 @@ def cmd_verify(argv: list[str]) -> int:
         mod = importlib.import_module("tflint.verify.cli")
     except ModuleNotFoundError as e:
         if e.name in ("tflint.verify.cli", "tflint.verify"):
-            _err("tflint: error: `tflint verify` is not available in this installation "
-                 "(module tflint.verify.cli is missing)")
+            _err(
+                "tflint: error: `tflint verify` is not available in this installation "
+                "(module tflint.verify.cli is missing)"
+            )
         else:
-            _err(f"tflint: error: `tflint verify` needs the module {e.name!r}; "
-                 "install it with: pip install 'tflint[verify]'")
+            _err(
+                f"tflint: error: `tflint verify` needs the module {e.name!r}; "
+                "install it with: pip install 'tflint[verify]'"
+            )
         return 2
     main_fn: Callable[[list[str]], int] | None = getattr(mod, "main", None)
     if main_fn is None:

@@ -6,7 +6,11 @@ The engine reads only the lint-relevant fields; the CLI fills the rest from
 
 from __future__ import annotations
 
+import configparser
+import os
+import re
 from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 
 
 @dataclass
@@ -29,11 +33,6 @@ class Settings:
 # Loading: [tool.tflint] in pyproject.toml, [tflint] in setup.cfg, and the CLI on top.
 # --------------------------------------------------------------------------------------
 
-import configparser
-import os
-import re
-from typing import Any, Iterable, Mapping
-
 #: every key the config sections accept (underscores are accepted as dashes)
 KNOWN_KEYS = (
     "select",
@@ -49,8 +48,19 @@ KNOWN_KEYS = (
 #: folders skipped when recursing, unless ``exclude`` replaces the list (as in flake8
 #: and ruff, ``exclude`` replaces the defaults and ``extend-exclude`` adds to them)
 DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "build", "dist",
-    ".tox", ".nox", ".eggs", "node_modules", "site-packages",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "build",
+    "dist",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "node_modules",
+    "site-packages",
 )
 
 
@@ -84,7 +94,9 @@ _PFI_TOKENS = [
 ]
 
 
-def parse_per_file_ignores(value: str | Iterable[str], where: str = "per-file-ignores") -> list[tuple[str, list[str]]]:
+def parse_per_file_ignores(
+    value: str | Iterable[str], where: str = "per-file-ignores"
+) -> list[tuple[str, list[str]]]:
     """Parse flake8's ``glob[ glob...]:CODE[,CODE...]`` entries (space, comma or newline
     separated, several entries allowed) into ``[(glob, [codes])]``."""
     text = value if isinstance(value, str) else "\n".join(value)
@@ -108,7 +120,9 @@ def parse_per_file_ignores(value: str | Iterable[str], where: str = "per-file-ig
 
     def bad() -> ConfigError:
         one_line = " ".join(text.split())
-        return ConfigError(f"{where}: expected entries of the form 'glob:CODE,CODE', got {one_line!r}")
+        return ConfigError(
+            f"{where}: expected entries of the form 'glob:CODE,CODE', got {one_line!r}"
+        )
 
     for kind, src in tokens:
         if kind in ("comma", "ws"):
@@ -238,7 +252,9 @@ def read_config_section(cfg: ConfigFile) -> dict[str, Any]:
     for key, value in data.items():
         norm = key.replace("_", "-").lower()
         if norm not in KNOWN_KEYS:
-            raise ConfigError(f"{cfg.path}: unknown key {key!r} in {section} (known: {', '.join(KNOWN_KEYS)})")
+            raise ConfigError(
+                f"{cfg.path}: unknown key {key!r} in {section} (known: {', '.join(KNOWN_KEYS)})"
+            )
         out[norm] = value
     return out
 
@@ -284,7 +300,9 @@ def validate_codes(codes: Iterable[str], what: str) -> None:
         raise ConfigError(str(e)) from None
 
 
-def merge_per_file_ignores(entries: Iterable[tuple[str, list[str]]], base_dir: str) -> dict[str, list[str]]:
+def merge_per_file_ignores(
+    entries: Iterable[tuple[str, list[str]]], base_dir: str
+) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for pattern, codes in entries:
         key = normalize_pattern(pattern, base_dir)
@@ -309,11 +327,15 @@ def settings_from_mapping(raw: Mapping[str, Any], where: str, base_dir: str) -> 
         kw["per_file_ignores"] = merge_per_file_ignores(entries, base_dir)
     for key in ("exclude", "extend-exclude"):
         if key in raw:
-            kw[key.replace("-", "_")] = [normalize_pattern(p, base_dir) for p in _as_list(raw[key], key, where)]
+            kw[key.replace("-", "_")] = [
+                normalize_pattern(p, base_dir) for p in _as_list(raw[key], key, where)
+            ]
     if "force-exclude" in raw:
         kw["force_exclude"] = _as_bool(raw["force-exclude"], "force-exclude", where)
     if "tf-function-wrappers" in raw:
-        kw["tf_function_wrappers"] = _as_list(raw["tf-function-wrappers"], "tf-function-wrappers", where)
+        kw["tf_function_wrappers"] = _as_list(
+            raw["tf-function-wrappers"], "tf-function-wrappers", where
+        )
     return kw
 
 
@@ -362,7 +384,11 @@ def resolve_settings(
         elif key == "force-exclude":
             parsed_cli["force_exclude"] = bool(value)
         else:
-            items = split_list(value) if isinstance(value, str) else [s for v in value for s in split_list(v)]
+            items = (
+                split_list(value)
+                if isinstance(value, str)
+                else [s for v in value for s in split_list(v)]
+            )
             if key in ("select", "ignore", "extend-select"):
                 validate_codes(items, f"--{key}")
             if key in ("exclude", "extend-exclude"):

@@ -63,7 +63,7 @@ def noqa_line_mapping(lines: list[str]) -> dict[int, str]:
         min_line = min(min_line, tok.start[0])
         max_line = max(max_line, tok.end[0])
         if tok.type in (tokenize.NL, tokenize.NEWLINE):
-            joined = "".join(lines[min_line - 1:max_line])
+            joined = "".join(lines[min_line - 1 : max_line])
             for n in range(min_line, max_line + 1):
                 ret[n] = joined
             min_line = len(lines) + 2

@@ -44,7 +44,9 @@ def rule_url(code: str) -> str:
 # ---------------------------------------------------------------- text
 
 
-def format_text(diagnostics: Iterable[Diagnostic], sources: dict[str, list[str]] | None = None) -> str:
+def format_text(
+    diagnostics: Iterable[Diagnostic], sources: dict[str, list[str]] | None = None
+) -> str:
     """flake8's default format, ``path:line:col: CODE message``. With ``sources``
     (path -> lines), each finding is followed by its source line and a caret, as
     flake8's ``--show-source`` prints it."""
@@ -143,7 +145,9 @@ def _first_doc_line(doc: str | None) -> str:
     return ""
 
 
-def _descriptor(code: str, name: str, summary: str, severity: Severity, enabled: bool) -> dict[str, Any]:
+def _descriptor(
+    code: str, name: str, summary: str, severity: Severity, enabled: bool
+) -> dict[str, Any]:
     return {
         "id": code,
         "name": name,
