@@ -1,0 +1,341 @@
+"""Import a target and find the functions to verify, with their inputs.
+
+Runs inside the child process (TensorFlow imported). A target is a file path, a module name,
+or either followed by ``:name`` to pick one function (``mod:fn``, ``mod:model.train_step``).
+
+Inputs come, in this order, from:
+
+1. examples declared next to the code, with no import of tflint:
+
+   * a module-level ``TFLINT_EXAMPLES = {"fn": [example, ...], "model.train_step": [...]}``
+   * or an attribute on the function: ``fn.__tflint_examples__ = [example, ...]``
+
+   where an example is a tuple of positional arguments, ``(args_tuple, kwargs_dict)``,
+   ``{"args": ..., "kwargs": ...}``, or a zero-argument callable returning one of those. A
+   callable is called before *every* call, so it can also play the part of the code that
+   runs between calls (a training loop that updates a global learning rate);
+2. the ``input_signature``: one tensor per ``TensorSpec``; unknown dimensions get size 2 in
+   the first example and 3 in the second, which exercises shape polymorphism;
+3. nothing, when the function takes no arguments.
+
+Anything else is listed as skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+import types
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from tflint.verify.replay import Args, Candidate, Example
+from tflint.verify.state import unwrap_function
+from tflint.verify.targets import split_target  # noqa: F401  (re-exported)
+
+EXAMPLES_ATTR = "__tflint_examples__"
+EXAMPLES_MAPPING = "TFLINT_EXAMPLES"
+KERAS_STEPS = ("train_step", "test_step", "predict_step")
+_FRAMEWORK = ("tensorflow", "keras", "tf_keras")
+
+
+class TargetError(Exception):
+    """The target itself cannot be imported or does not name a function."""
+
+
+def import_target(spec: str) -> types.ModuleType:
+    """Import a file or module name without writing bytecode into the user's tree."""
+    sys.dont_write_bytecode = True
+    if spec.endswith(".py") or os.sep in spec or os.path.exists(spec):
+        path = os.path.abspath(spec)
+        if not os.path.isfile(path):
+            raise TargetError(f"no such file: {spec}")
+        name, root = _module_name_for(path)
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        if "." in name:
+            return importlib.import_module(name)
+        loader_spec = importlib.util.spec_from_file_location(name, path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise TargetError(f"cannot import {spec}")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[name] = module
+        loader_spec.loader.exec_module(module)
+        return module
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return importlib.import_module(spec)
+
+
+def _module_name_for(path: str) -> tuple[str, str]:
+    """Dotted name and sys.path root of a file, walking up through packages so that
+    relative imports inside the target work."""
+    parts = [os.path.splitext(os.path.basename(path))[0]]
+    d = os.path.dirname(path)
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        parts.insert(0, os.path.basename(d))
+        d = os.path.dirname(d)
+    return ".".join(parts), d
+
+
+def is_tf_function(value: Any) -> bool:
+    return hasattr(value, "python_function") and hasattr(value, "experimental_get_tracing_count")
+
+
+def _user_type(value: Any) -> bool:
+    mod = type(value).__module__ or ""
+    return mod.split(".")[0] not in _FRAMEWORK + ("builtins", "numpy")
+
+
+def _source_span(fn: Any) -> tuple[str, int, int | None]:
+    try:
+        file = inspect.getsourcefile(fn) or ""
+        lines, start = inspect.getsourcelines(fn)
+        return file, start, start + len(lines) - 1
+    except (TypeError, OSError):
+        return getattr(getattr(fn, "__code__", None), "co_filename", ""), 0, None
+
+
+def _uses_tf_data(module: types.ModuleType) -> bool:
+    """Whether the module builds tf.data pipelines: then its eager mode must run in a process
+    with ``tf.data.experimental.enable_debug_mode()`` (process-global, set before building)."""
+    try:
+        src = inspect.getsource(module)
+    except (OSError, TypeError):
+        return False
+    return "tf.data" in src or "Dataset" in src
+
+
+def normalize_examples(spec: Any, name: str) -> list[Example]:
+    """Turn a user's example declaration into :class:`Example` objects (see module doc)."""
+    if spec is None:
+        return []
+    if callable(spec) or isinstance(spec, dict) or _is_args_kwargs(spec):
+        spec = [spec]
+    if not isinstance(spec, (list, tuple)):
+        raise TargetError(f"examples for {name} must be a list, got {type(spec).__name__}")
+    out = []
+    for i, item in enumerate(spec):
+        if callable(item) and not is_tf_function(item):
+            out.append(Example(f"example {i + 1} (callable)",
+                               lambda item=item: _as_args(item(), name), static=False))
+        else:
+            args = _as_args(item, name)
+            out.append(Example(f"example {i + 1}", lambda args=args: args, static=True))
+    return out
+
+
+def _is_args_kwargs(x: Any) -> bool:
+    return isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], (tuple, list)) and \
+        isinstance(x[1], dict)
+
+
+def _as_args(item: Any, name: str) -> Args:
+    if isinstance(item, dict) and set(item) <= {"args", "kwargs"}:
+        return tuple(item.get("args", ())), dict(item.get("kwargs", {}))
+    if _is_args_kwargs(item):
+        return tuple(item[0]), dict(item[1])
+    if isinstance(item, tuple):
+        return item, {}
+    if isinstance(item, list):
+        return tuple(item), {}
+    return (item,), {}
+
+
+def synthesize(signature: Any, size: int) -> tuple[Any, ...]:
+    """Deterministic tensors for an ``input_signature``; unknown dims get ``size``."""
+    def make(spec: Any) -> Any:
+        if not isinstance(spec, tf.TensorSpec):
+            raise TargetError(f"cannot synthesize a {type(spec).__name__} from input_signature")
+        dims = [size] if spec.shape.rank is None else [
+            size if d is None else d for d in spec.shape.as_list()]
+        n = int(np.prod(dims)) if dims else 1
+        dt = spec.dtype
+        base = np.arange(n).reshape(dims)
+        if dt.is_floating or dt.is_complex:
+            vals = (base % 7) * 0.25 - 0.5
+        elif dt == tf.bool:
+            vals = base % 2 == 0
+        elif dt == tf.string:
+            vals = np.array([f"s{i}".encode() for i in range(n)], dtype=object).reshape(dims)
+        elif dt.is_integer:
+            vals = base % 5
+        else:
+            raise TargetError(f"cannot synthesize dtype {dt.name}")
+        return tf.constant(vals, dtype=dt)
+
+    return tuple(tf.nest.map_structure(make, list(signature), expand_composites=False))
+
+
+def _has_unknown_dims(signature: Any) -> bool:
+    for spec in tf.nest.flatten(list(signature)):
+        shape = getattr(spec, "shape", None)
+        if shape is not None and (shape.rank is None or None in shape.as_list()):
+            return True
+    return False
+
+
+def _required_params(py_function: Any, bound: bool) -> list[str]:
+    try:
+        params = list(inspect.signature(py_function).parameters.values())
+    except (TypeError, ValueError):
+        return ["?"]
+    if bound and params:
+        params = params[1:]
+    return [p.name for p in params if p.default is inspect.Parameter.empty
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _inputs_for(cand: Candidate, fn: Any, declared: Any) -> None:
+    """Fill ``cand.examples``/``cand.inputs`` or ``cand.skip_reason``."""
+    if declared is not None:
+        cand.examples = normalize_examples(declared, cand.name)
+        cand.inputs = "examples"
+        return
+    signature = getattr(fn, "input_signature", None) if fn is not None else None
+    if signature is not None:
+        try:
+            sizes = (2, 3) if _has_unknown_dims(signature) else (2,)
+            cand.examples = []
+            for size in sizes:
+                args = synthesize(signature, size)
+                cand.examples.append(Example(
+                    f"input_signature, unknown dims = {size}" if len(sizes) > 1
+                    else "input_signature", lambda a=args: (a, {})))
+            cand.inputs = "input_signature"
+        except TargetError as e:
+            cand.skip_reason = str(e)
+        return
+    required = _required_params(cand.py_function, cand.instance is not None)
+    if not required:
+        cand.examples = [Example("no arguments", lambda: ((), {}))]
+        cand.inputs = "no arguments"
+        return
+    cand.skip_reason = (
+        f"no input_signature and no examples for its arguments ({', '.join(required)}): "
+        f"declare {EXAMPLES_MAPPING} = {{{cand.name!r}: [(...args...)]}} in the module, or "
+        "give the tf.function an input_signature"
+    )
+
+
+def discover(module: types.ModuleType, only: str | None = None) -> list[Candidate]:
+    """All verifiable functions the module exposes (or just ``only``)."""
+    declared_map = getattr(module, EXAMPLES_MAPPING, None) or {}
+    if not isinstance(declared_map, dict):
+        raise TargetError(f"{EXAMPLES_MAPPING} must be a dict of function name -> examples")
+    uses_data = _uses_tf_data(module)
+    found: list[Candidate] = []
+    seen: set[int] = set()
+    classes_with_instances: set[type] = set()
+    names = list(vars(module).items())
+
+    def declared_for(name: str, *objs: Any) -> Any:
+        if name in declared_map:
+            return declared_map[name]
+        for o in objs:
+            v = getattr(o, EXAMPLES_ATTR, None)
+            if v is not None:
+                return v
+        return None
+
+    for name, value in names:
+        if name.startswith("__"):
+            continue
+        if is_tf_function(value):
+            inst, py = unwrap_function(value)
+            if getattr(py, "__module__", None) != module.__name__ or id(value) in seen:
+                continue
+            seen.add(id(value))
+            file, line, end = _source_span(py)
+            cand = Candidate(name=name, make_function=lambda f=value: f._clone(None),
+                             instance=inst, py_function=py, file=file, line=line,
+                             end_line=end, uses_tf_data=uses_data)
+            _inputs_for(cand, value, declared_for(name, value, py))
+            found.append(cand)
+        elif not isinstance(value, (type, types.ModuleType, types.FunctionType)) and \
+                _user_type(value) and hasattr(value, "__dict__"):
+            cls = type(value)
+            for attr, raw in _class_members(cls):
+                qual = f"{name}.{attr}"
+                if is_tf_function(raw):
+                    bound = getattr(value, attr)
+                    inst, py = unwrap_function(bound)
+                    file, line, end = _source_span(py)
+                    cand = Candidate(name=qual, make_function=lambda f=bound: f._clone(None),
+                                     instance=value, py_function=py, file=file, line=line,
+                                     end_line=end, uses_tf_data=uses_data)
+                    _inputs_for(cand, bound, declared_for(qual, raw, py) if qual in
+                                declared_map else declared_for(f"{cls.__name__}.{attr}", raw, py))
+                    found.append(cand)
+                    classes_with_instances.add(cls)
+                elif attr in KERAS_STEPS and _is_keras_model(value) and isinstance(
+                        raw, types.FunctionType):
+                    bound = getattr(value, attr)
+                    file, line, end = _source_span(raw)
+                    cand = Candidate(
+                        name=qual,
+                        make_function=lambda b=bound: tf.function(b, reduce_retracing=True),
+                        instance=value, py_function=raw, file=file, line=line, end_line=end,
+                        uses_tf_data=uses_data)
+                    _inputs_for(cand, None, declared_for(qual, raw) if qual in declared_map
+                                else declared_for(f"{cls.__name__}.{attr}", raw))
+                    if cand.inputs == "no arguments":
+                        cand.examples, cand.inputs = [], ""
+                        cand.skip_reason = (f"Keras {attr} needs a batch: declare "
+                                            f"{EXAMPLES_MAPPING}[{qual!r}] = [((x, y),)]")
+                    _prepare_keras(value)
+                    found.append(cand)
+                    classes_with_instances.add(cls)
+    for name, value in names:
+        if isinstance(value, type) and value.__module__ == module.__name__ and \
+                value not in classes_with_instances:
+            for attr, raw in _class_members(value):
+                if is_tf_function(raw):
+                    py = raw.python_function
+                    file, line, end = _source_span(py)
+                    found.append(Candidate(
+                        name=f"{name}.{attr}", make_function=lambda: None, instance=None,
+                        py_function=py, file=file, line=line, end_line=end,
+                        skip_reason=f"method of class {name}, and the module exposes no "
+                        f"instance of it to call it on: create one at module level"))
+    if only is not None:
+        found = [c for c in found if c.name == only or c.name.split(".")[-1] == only
+                 and "." not in only]
+        if not found:
+            raise TargetError(f"no tf.function or Keras step named {only!r} in "
+                              f"{module.__name__}")
+    return found
+
+
+def _class_members(cls: type) -> list[tuple[str, Any]]:
+    """Attributes defined by user classes in the MRO (not by TensorFlow or Keras)."""
+    out: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        if (klass.__module__ or "").split(".")[0] in _FRAMEWORK + ("builtins",):
+            continue
+        for k, v in vars(klass).items():
+            if not k.startswith("__") or k == "__call__":
+                out[k] = v
+    return sorted(out.items())
+
+
+def _is_keras_model(value: Any) -> bool:
+    keras = sys.modules.get("keras")
+    return keras is not None and isinstance(value, keras.Model)
+
+
+def _prepare_keras(model: Any) -> None:
+    """Build the optimizer's variables before the snapshot, so they are restored between
+    modes instead of being created (and then kept) by the first graph run."""
+    opt = getattr(model, "optimizer", None)
+    if opt is None or isinstance(opt, str) or getattr(opt, "built", True):
+        return
+    try:
+        opt.build(model.trainable_variables)
+    except Exception:
+        pass

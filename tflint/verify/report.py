@@ -1,0 +1,129 @@
+"""Human summary, JSON report and JUnit XML for verifier results."""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+from tflint.verify.model import STATUSES, FunctionResult
+
+
+def _rel(path: str) -> str:
+    if not path:
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _where(r: FunctionResult) -> str:
+    return f"{_rel(r.file)}:{r.line}" if r.file and r.line else (_rel(r.file) or r.target)
+
+
+def format_summary(results: list[FunctionResult], verbose: bool = True) -> str:
+    """One block per problem, one line per passing function (``verbose``), then totals."""
+    lines: list[str] = []
+    for r in results:
+        head = f"{_where(r)}: {r.name}: {r.status.upper()}"
+        if r.status == "divergent":
+            rules = f"  [`tflint check` flags {', '.join(r.static_rules)} here]" \
+                if r.static_rules else ""
+            lines.append(head + rules)
+            first = r.divergences[0]
+            lines.extend(_divergence_block(first, r))
+            others = r.divergences[1:]
+            for d in others[:4]:
+                where = f"example {d.example}, call {d.call}"
+                lines.append(f"    also: {d.path} ({d.detail}) from {where}")
+            if len(others) > 4:
+                lines.append(f"    ... and {len(others) - 4} more difference(s)")
+            for h in r.hints:
+                lines.append(f"    hint: {h}")
+        elif r.status in ("error", "timeout"):
+            lines.append(f"{head}: {r.reason}")
+        elif r.status == "skipped":
+            if verbose:
+                lines.append(f"{head}: {r.reason}")
+        elif r.status == "nondeterministic":
+            lines.append(f"{head}: differs from itself across runs with the same seed and "
+                         f"state: {', '.join(r.nondeterministic[:3])}")
+        elif verbose:
+            lines.append(f"{head} ({r.examples} example(s) x {r.calls} calls, "
+                         f"{len(r.devices)} device(s))")
+        if r.traces.retraces and (verbose or r.status != "ok"):
+            lines.append(f"    retraced: {r.traces.count} traces")
+            for t in r.traces.retraces[:3]:
+                lines.append(f"      call {t.call}: `{t.argument}` {t.change}; fix: {t.fix}")
+        if r.traces.graph_nodes and r.traces.graph_nodes > 5000:
+            lines.append(f"    graph has {r.traces.graph_nodes} nodes: a Python loop may be "
+                         "unrolled into it")
+    counts = Counter(r.status for r in results)
+    total = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s])
+    lines.append(f"tflint verify: {len(results)} function(s): {total or 'nothing to verify'}")
+    return "\n".join(lines)
+
+
+def _divergence_block(d, r: FunctionResult) -> list[str]:  # type: ignore[no-untyped-def]
+    if d.kind == "device":
+        return [
+            f"    first difference: {d.path} ({d.detail}), example {d.example}, call {d.call}",
+            f"      {d.device:>22}: {d.eager}",
+            f"      {d.other_device:>22}: {d.graph}",
+        ]
+    return [
+        f"    first difference: {d.path} ({d.detail}), example {d.example}, call {d.call}"
+        + (f" on {d.device}" if d.device and len(r.devices) > 1 else ""),
+        f"      eager: {d.eager}",
+        f"      graph: {d.graph}",
+    ]
+
+
+def write_json(results: list[FunctionResult], path: str) -> None:
+    """The report is a JSON list of function results (see ``FunctionResult.to_dict``)."""
+    data = [dict(r.to_dict(), file=_rel(r.file)) for r in results]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, allow_nan=False, default=str)
+        f.write("\n")
+
+
+def write_junit(results: list[FunctionResult], path: str) -> None:
+    """JUnit XML: one testcase per function; divergent -> failure, error/timeout -> error,
+    skipped -> skipped. CI dashboards show it next to the test results."""
+    counts = Counter(r.status for r in results)
+    suite = ET.Element("testsuite", {
+        "name": "tflint.verify",
+        "tests": str(len(results)),
+        "failures": str(counts["divergent"]),
+        "errors": str(counts["error"] + counts["timeout"]),
+        "skipped": str(counts["skipped"]),
+    })
+    for r in results:
+        case = ET.SubElement(suite, "testcase", {
+            "classname": _rel(r.file) or r.target or "tflint.verify",
+            "name": r.name,
+            "file": _rel(r.file),
+            "line": str(r.line),
+        })
+        if r.status == "divergent":
+            d = r.divergences[0]
+            el = ET.SubElement(case, "failure", {
+                "message": f"eager and graph differ: {d.path} at call {d.call}",
+                "type": "divergent",
+            })
+            el.text = "\n".join(_divergence_block(d, r))
+        elif r.status in ("error", "timeout"):
+            el = ET.SubElement(case, "error", {"message": r.reason[:500], "type": r.status})
+            el.text = r.reason
+        elif r.status == "skipped":
+            ET.SubElement(case, "skipped", {"message": r.reason[:500]})
+        elif r.status == "nondeterministic":
+            out = ET.SubElement(case, "system-out")
+            out.text = "nondeterministic: " + ", ".join(r.nondeterministic)
+    tree = ET.ElementTree(ET.Element("testsuites"))
+    tree.getroot().append(suite)
+    ET.indent(tree)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
