@@ -52,3 +52,20 @@ def powers(x):
 @tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])
 def noise(seed):
     return tf.random.stateless_uniform([4], seed=seed)
+
+
+# Correct, but retraced: a Python number, a dtype and a shape change each force a new graph.
+# The verifier reports which argument caused each retrace and the fix to consider.
+@tf.function
+def scale_by(x, factor):
+    return x * factor
+
+
+TFLINT_EXAMPLES = {
+    "scale_by": [
+        (tf.constant([1.0, 2.0]), 2),
+        (tf.constant([1.0, 2.0]), 3),
+        (tf.constant([1, 2]), 3),
+        (tf.constant([1.0, 2.0, 3.0]), 3),
+    ],
+}

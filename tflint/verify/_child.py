@@ -77,7 +77,7 @@ def main(argv: list[str]) -> int:
     _emit(events, {"event": "discovered", "functions": [c.name for c in candidates],
                    "uses_tf_data": any(c.uses_tf_data for c in candidates),
                    "devices": devices})
-    modes = ("eager",) if spec.get("mode") == "eager-data" else replay.MODES
+    modes = ("eager", "eager_reseed") if spec.get("mode") == "eager-data" else replay.MODES
     for cand in candidates:
         if cand.name in exclude:
             continue

@@ -335,6 +335,8 @@ def _prepare_keras(model: Any) -> None:
     opt = getattr(model, "optimizer", None)
     if opt is None or isinstance(opt, str) or getattr(opt, "built", True):
         return
+    if not model.trainable_variables:  # model not built yet: building now would freeze
+        return  # the optimizer on an empty variable list
     try:
         opt.build(model.trainable_variables)
     except Exception:

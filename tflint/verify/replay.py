@@ -231,10 +231,14 @@ def _call_once(fn: Any, example: Example, tracker: StateTracker) -> tuple[dict[s
 
 
 def _first_line(msg: str) -> str:
-    for line in msg.splitlines():
-        if line.strip():
-            return line.strip()[:300]
-    return ""
+    """The informative line of an exception message. Errors raised while tracing start with
+    "in user code:" and a traceback; the error itself is on the last line."""
+    lines = [ln.strip() for ln in msg.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("in user code") and len(lines) > 1:
+        return lines[-1][:300]
+    return lines[0][:300]
 
 
 def observe(
