@@ -53,6 +53,10 @@ class Example:
     label: str
     make: Callable[[], Args]
     static: bool = True
+    #: a tracker and snapshot taken when the call was recorded (pytest plugin): replay starts
+    #: from the state the test had at that moment instead of the state at replay time
+    tracker: Any = None
+    snapshot: Any = None
 
 
 @dataclass
@@ -269,12 +273,15 @@ def observe(
     last_args: Args | None = None
     for ex_i, example in enumerate(cand.examples):
         static_args: list[tuple[str, Any]] = []
-        if example.static:
+        if example.static and example.tracker is None:
             args, kwargs = example.make()
             static_args = [(f"arg{i}", a) for i, a in enumerate(args)]
             static_args += [(f"kwarg {k}", v) for k, v in kwargs.items()]
-        tracker = StateTracker(cand.instance, cand.py_function, static_args)
-        base = tracker.snapshot()
+        if example.tracker is not None:
+            tracker, base = example.tracker, example.snapshot
+        else:
+            tracker = StateTracker(cand.instance, cand.py_function, static_args)
+            base = tracker.snapshot()
         ex_rec: dict[str, Any] = {"label": example.label, "modes": {m: {} for m in modes}}
         for d_i, dev in enumerate(devices):
             for mode in modes:
