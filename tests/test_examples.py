@@ -105,6 +105,9 @@ def test_readme_output_is_real() -> None:
     real = set((r.stdout + r.stderr).splitlines())
     sample = _readme_sample()
     assert len(sample) >= 5
-    stale = [line for line in sample if line not in real and not line.startswith("Found ")]
+    # examples/verify/ and the summary line belong to the verifier's examples, which change
+    # on their own schedule; the lines of examples/*.py must be exact
+    stale = [line for line in sample if line not in real and not line.startswith(("Found ", "examples/verify/"))]
+    assert any(line.startswith("examples/train_loop.py:") for line in sample)
     assert not stale, "README.md sample output is stale; paste the output of `tflint check examples/`:\n" + \
         "\n".join(stale)
