@@ -1,0 +1,54 @@
+"""CLI usage, exit codes and the promise that the parent never imports TensorFlow."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tflint.verify.cli import classify, main
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main([str(tmp_path / "missing.py")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["not a module!"]) == 2
+    assert main(["examples", "--calls", "2"]) == 2
+    assert "at least 3" in capsys.readouterr().err
+
+
+def test_help_exits_0() -> None:
+    assert main(["--help"]) == 0
+
+
+def test_target_classification(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("")
+    assert classify(str(tmp_path / "mod.py")) == "module"
+    assert classify(str(tmp_path / "mod.py") + ":fn") == "module"
+    assert classify(str(tmp_path / "tests")) == "pytest"
+    assert classify(str(tmp_path / "tests" / "test_x.py")) == "pytest"
+    assert classify(str(tmp_path / "pkg")) == "folder"
+    assert classify("package.module:obj.method") == "module"
+
+
+def test_parent_never_imports_tensorflow(tmp_path: Path) -> None:
+    code2 = ("import sys\nimport tflint.verify.cli, tflint.pytest_plugin\n"
+             "print('tensorflow' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True)
+    assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_missing_module_is_an_error_result(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tensorflow")
+    rc = main(["no_such_module_for_tflint", "-q", "--timeout", "60"])
+    assert rc == 1
+    out = capsys.readouterr().out
+    assert "ERROR" in out and "No module named 'no_such_module_for_tflint'" in out
