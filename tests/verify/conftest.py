@@ -15,7 +15,6 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "verify"
 
 
-
 @pytest.fixture(scope="session")
 def examples_dir() -> Path:
     return EXAMPLES
@@ -25,4 +24,3 @@ def examples_dir() -> Path:
 def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     return tmp_path
-

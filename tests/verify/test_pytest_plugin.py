@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 
-
 def tf_env() -> dict[str, str]:
     import os
 
     return dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+
 
 SUITE = {
     "mylib.py": """

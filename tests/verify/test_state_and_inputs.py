@@ -25,7 +25,7 @@ class Obj:
 
 
 def touch(o: Obj) -> None:
-    global total, stream
+    global total
     history.append(1)
     settings["n"] += 1
     next(stream)

@@ -29,7 +29,7 @@ import inspect
 import os
 import sys
 import types
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import tensorflow as tf
@@ -122,12 +122,41 @@ def normalize_examples(spec: Any, name: str) -> list[Example]:
     out = []
     for i, item in enumerate(spec):
         if callable(item) and not is_tf_function(item):
-            out.append(Example(f"example {i + 1} (callable)",
-                               lambda item=item: _as_args(item(), name), static=False))
+            out.append(Example(f"example {i + 1} (callable)", _calling(item, name),
+                               static=False))
         else:
-            args = _as_args(item, name)
-            out.append(Example(f"example {i + 1}", lambda args=args: args, static=True))
+            out.append(Example(f"example {i + 1}", _constant(_as_args(item, name))))
     return out
+
+
+def _constant(args: Args) -> Callable[[], Args]:
+    def make() -> Args:
+        return args
+
+    return make
+
+
+def _calling(factory: Callable[[], Any], name: str) -> Callable[[], Args]:
+    def make() -> Args:
+        return _as_args(factory(), name)
+
+    return make
+
+
+def _cloner(fn: Any) -> Callable[[], Any]:
+    """A fresh copy of a tf.function: it traces again, like a first call in a new process."""
+    def make() -> Any:
+        return fn._clone(None)
+
+    return make
+
+
+def _keras_step(bound: Any) -> Callable[[], Any]:
+    """What ``Model.fit`` does with ``train_step``: a tf.function with reduce_retracing."""
+    def make() -> Any:
+        return tf.function(bound, reduce_retracing=True)
+
+    return make
 
 
 def _is_args_kwargs(x: Any) -> bool:
@@ -156,7 +185,8 @@ def synthesize(signature: Any, size: int) -> tuple[Any, ...]:
             size if d is None else d for d in spec.shape.as_list()]
         n = int(np.prod(dims)) if dims else 1
         dt = spec.dtype
-        base = np.arange(n).reshape(dims)
+        base: Any = np.arange(n).reshape(dims)
+        vals: Any
         if dt.is_floating or dt.is_complex:
             vals = (base % 7) * 0.25 - 0.5
         elif dt == tf.bool:
@@ -206,14 +236,14 @@ def _inputs_for(cand: Candidate, fn: Any, declared: Any) -> None:
                 args = synthesize(signature, size)
                 cand.examples.append(Example(
                     f"input_signature, unknown dims = {size}" if len(sizes) > 1
-                    else "input_signature", lambda a=args: (a, {})))
+                    else "input_signature", _constant((args, {}))))
             cand.inputs = "input_signature"
         except TargetError as e:
             cand.skip_reason = str(e)
         return
     required = _required_params(cand.py_function, cand.instance is not None)
     if not required:
-        cand.examples = [Example("no arguments", lambda: ((), {}))]
+        cand.examples = [Example("no arguments", _constant(((), {})))]
         cand.inputs = "no arguments"
         return
     cand.skip_reason = (
@@ -252,7 +282,7 @@ def discover(module: types.ModuleType, only: str | None = None) -> list[Candidat
                 continue
             seen.add(id(value))
             file, line, end = _source_span(py)
-            cand = Candidate(name=name, make_function=lambda f=value: f._clone(None),
+            cand = Candidate(name=name, make_function=_cloner(value),
                              instance=inst, py_function=py, file=file, line=line,
                              end_line=end, uses_tf_data=uses_data)
             _inputs_for(cand, value, declared_for(name, value, py))
@@ -266,7 +296,7 @@ def discover(module: types.ModuleType, only: str | None = None) -> list[Candidat
                     bound = getattr(value, attr)
                     inst, py = unwrap_function(bound)
                     file, line, end = _source_span(py)
-                    cand = Candidate(name=qual, make_function=lambda f=bound: f._clone(None),
+                    cand = Candidate(name=qual, make_function=_cloner(bound),
                                      instance=value, py_function=py, file=file, line=line,
                                      end_line=end, uses_tf_data=uses_data)
                     _inputs_for(cand, bound, declared_for(qual, raw, py) if qual in
@@ -279,7 +309,7 @@ def discover(module: types.ModuleType, only: str | None = None) -> list[Candidat
                     file, line, end = _source_span(raw)
                     cand = Candidate(
                         name=qual,
-                        make_function=lambda b=bound: tf.function(b, reduce_retracing=True),
+                        make_function=_keras_step(bound),
                         instance=value, py_function=raw, file=file, line=line, end_line=end,
                         uses_tf_data=uses_data)
                     _inputs_for(cand, None, declared_for(qual, raw) if qual in declared_map
@@ -299,7 +329,7 @@ def discover(module: types.ModuleType, only: str | None = None) -> list[Candidat
                     py = raw.python_function
                     file, line, end = _source_span(py)
                     found.append(Candidate(
-                        name=f"{name}.{attr}", make_function=lambda: None, instance=None,
+                        name=f"{name}.{attr}", make_function=_cloner(raw), instance=None,
                         py_function=py, file=file, line=line, end_line=end,
                         skip_reason=f"method of class {name}, and the module exposes no "
                         f"instance of it to call it on: create one at module level"))

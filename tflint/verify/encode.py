@@ -50,6 +50,7 @@ def _array(np: Any, arr: Any, kind: str = "tensor") -> Enc:
     arr = np.asarray(arr)
     flat = arr.ravel()
     size = int(flat.size)
+    vals: list[Any]
     if arr.dtype.kind in ("S", "O", "U"):
         vals = [
             x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
@@ -136,8 +137,8 @@ def _encode(value: Any, depth: int) -> Enc:
             "items": {repr(k)[:80]: _encode(v, depth + 1) for k, v in items},
         }
     if isinstance(value, Set):
-        items = sorted((repr(v)[:80] for v in value))[:MAX_ITEMS]
-        return {"t": "set", "len": len(value), "items": items}
+        keys = sorted(repr(v)[:80] for v in value)[:MAX_ITEMS]
+        return {"t": "set", "len": len(value), "items": keys}
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         kind = "tuple" if isinstance(value, tuple) else "list"
         return {

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 
-
 from tflint.verify.model import FunctionResult
 
 #: a hint per divergence kind, for functions no static rule flagged
@@ -65,5 +64,3 @@ def annotate(result: FunctionResult) -> FunctionResult:
                 if hint and hint not in result.hints:
                     result.hints.append(hint)
     return result
-
-

@@ -36,7 +36,7 @@ class Divergence:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Divergence:
-        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__ if k in d})
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
 @dataclass

@@ -26,7 +26,7 @@ from tensorflow.python.eager.polymorphic_function import polymorphic_function as
 
 from tflint.verify import replay
 from tflint.verify.compare import Tolerances, build_result
-from tflint.verify.discover import _source_span
+from tflint.verify.discover import _cloner, _constant, _source_span
 from tflint.verify.model import FunctionResult
 from tflint.verify.state import StateTracker, unwrap_function
 
@@ -120,7 +120,7 @@ class Recorder:
         frozen = (tuple(args), dict(kwargs))
         where = f" in {self.current_test}" if self.current_test else ""
         group.examples.append(replay.Example(
-            f"call {len(group.examples) + 1}{where}", lambda a=frozen: a, static=True,
+            f"call {len(group.examples) + 1}{where}", _constant(frozen), static=True,
             tracker=tracker, snapshot=snap))
         if self.current_test and self.current_test not in group.tests:
             group.tests.append(self.current_test)
@@ -134,7 +134,7 @@ class Recorder:
             file, line, end = _source_span(group.py_function)
             name = getattr(group.py_function, "__qualname__", "?")
             cand = replay.Candidate(
-                name=name, make_function=lambda f=group.function: f._clone(None),
+                name=name, make_function=_cloner(group.function),
                 instance=group.instance, py_function=group.py_function, file=file,
                 line=line, end_line=end, examples=group.examples,
                 inputs=f"pytest ({len(group.examples)} distinct of {group.calls_seen} calls)")

@@ -36,7 +36,7 @@ from typing import Any, Callable
 import tensorflow as tf
 
 from tflint.verify.encode import encode
-from tflint.verify.state import StateTracker, unwrap_function
+from tflint.verify.state import StateTracker
 
 Args = tuple[tuple[Any, ...], dict[str, Any]]
 MODES = ("graph", "graph2", "eager", "eager_reseed")
@@ -139,8 +139,8 @@ def describe_argument(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (bool, int, float, str, bytes, type(None))):
         return ("python", type(value).__name__, repr(value)[:60])
     if depth < 3 and isinstance(value, (list, tuple)):
-        return ("sequence", type(value).__name__, tuple(describe_argument(v, depth + 1)
-                                                         for v in value))
+        items = tuple(describe_argument(v, depth + 1) for v in value)
+        return ("sequence", type(value).__name__, items)
     if depth < 3 and isinstance(value, dict):
         return ("mapping", tuple(sorted((str(k), describe_argument(v, depth + 1))
                                         for k, v in value.items())))
@@ -191,7 +191,9 @@ def _signature(py_function: Any, instance: Any, args: tuple[Any, ...],
     return {k: describe_argument(v) for k, v in bound.items()}
 
 
-def explain_retrace(previous: list[dict[str, Any]], current: dict[str, Any]) -> tuple[str, str, str]:
+def explain_retrace(
+    previous: list[dict[str, Any]], current: dict[str, Any]
+) -> tuple[str, str, str]:
     """Compare with the closest earlier traced signature: (argument, change, fix)."""
     best: list[str] | None = None
     best_prev: dict[str, Any] = {}

@@ -123,7 +123,8 @@ def write_junit(results: list[FunctionResult], path: str) -> None:
         elif r.status == "nondeterministic":
             out = ET.SubElement(case, "system-out")
             out.text = "nondeterministic: " + ", ".join(r.nondeterministic)
-    tree = ET.ElementTree(ET.Element("testsuites"))
-    tree.getroot().append(suite)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    tree = ET.ElementTree(root)
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import sys
 import types
-from collections.abc import Mapping, MutableMapping, MutableSequence, MutableSet
+from collections.abc import MutableMapping, MutableSequence, MutableSet
 from typing import Any, Callable
 
 from tflint.verify.encode import encode
@@ -146,7 +146,8 @@ def _restore_content(value: Any, saved: Any) -> Any:
             value.update(saved)
         elif isinstance(value, (MutableSet, set)):
             value.clear()
-            value.update(saved)
+            for item in saved:
+                value.add(item)
         elif np is not None and isinstance(value, np.ndarray):
             value[...] = saved
         elif hasattr(value, "__next__"):
@@ -223,7 +224,7 @@ class StateTracker:
                 hasattr(value, "__dict__") and _is_state_value(value)
                 and not isinstance(value, type)
             ):
-                self._add_value_slot(label, lambda v=value: v, None, value, seen)
+                self._add_value_slot(label, _fixed(value), None, value, seen)
         names, free = code_names(py_function)
         g = getattr(py_function, "__globals__", {})
         for name in sorted(names):
@@ -356,6 +357,13 @@ class StateTracker:
 
     def observe_variables(self) -> dict[str, Any]:
         return {name: encode(v) for name, v in self.variables.items()}
+
+
+def _fixed(value: Any) -> Callable[[], Any]:
+    def get() -> Any:
+        return value
+
+    return get
 
 
 def _plain_setattr(obj: Any) -> bool:
