@@ -102,3 +102,42 @@ def test_headings_inside_code_blocks_are_not_sections() -> None:
     assert docs.docstring_problems(doc) == []
     _, sections = docs.split_docstring(doc)
     assert [t for t, _ in sections] == list(docs._ORDER)
+
+
+def _setup_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, re.S)
+
+
+def test_readme_has_exactly_two_one_line_setup_commands() -> None:
+    blocks = _setup_commands()
+    assert len(blocks) == 2, blocks
+    assert all(b.count("\n") == 1 for b in blocks), blocks
+    install_and_check, install_and_test = (b.strip() for b in blocks)
+    assert install_and_check.startswith('pip install -e ".[verify]"') and "tflint check examples/" in install_and_check
+    assert install_and_test == 'pip install -e ".[dev,verify]" && pytest'
+
+
+def test_ci_runs_the_second_setup_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in ci
+    commands = [line for line in ci.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert commands[-1] == _setup_commands()[1].strip()
+
+
+@pytest.mark.parametrize(("pytest_status", "want"), [(0, 0), (1, 1), (5, 5)])
+def test_ci_fails_when_pytest_fails_or_collects_nothing(tmp_path: Path, pytest_status: int, want: int) -> None:
+    """.ci/run with stand-in `pip` and `pytest`: pytest's status is the job's, so exit 5
+    (no tests collected) fails CI like a test failure does."""
+    import os
+
+    for name, status in (("pip", 0), ("pytest", pytest_status)):
+        stub = tmp_path / name
+        stub.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{tmp_path}/calls'\nexit {status}\n")
+        stub.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    r = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, capture_output=True, text=True)
+    assert r.returncode == want, r.stderr
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls == ['pip install -e .[dev,verify]', "pytest"]
