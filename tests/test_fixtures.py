@@ -32,8 +32,17 @@ _MARK = re.compile(r"\b(expect|miss):\s*((?:TFL\d{3}\s*,?\s*)+)")
 
 #: the rules of issue 2 that the fixtures must exercise (TFL001/TFL002 are tested elsewhere)
 ISSUE_RULES = {
-    "TFL101", "TFL102", "TFL103", "TFL104", "TFL105", "TFL106", "TFL107",
-    "TFL301", "TFL302", "TFL401", "TFL402",
+    "TFL101",
+    "TFL102",
+    "TFL103",
+    "TFL104",
+    "TFL105",
+    "TFL106",
+    "TFL107",
+    "TFL301",
+    "TFL302",
+    "TFL401",
+    "TFL402",
 }
 
 

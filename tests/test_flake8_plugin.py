@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import libcst as cst
 import pytest
@@ -23,7 +23,8 @@ from tflint.diagnostics import Severity
 from tflint.flake8_plugin import Plugin
 from tflint.rule import Rule
 
-from conftest import BAD_SRC, Run
+#: one TFL101 at line 4, column 5 (1-based)
+BAD_SRC = "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.py"))
 
@@ -89,9 +90,19 @@ def flake8_findings(files: Iterable[Path], *args: str, cwd: Path) -> dict[Path, 
     """Run the real flake8 and collect TFL findings per resolved file path."""
     files = list(files)
     proc = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--format=%(code)s|%(row)d|%(col)d|%(path)s",
-         *args, *map(str, files)],
-        cwd=cwd, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "flake8",
+            "--isolated",
+            "--format=%(code)s|%(row)d|%(col)d|%(path)s",
+            *args,
+            *map(str, files),
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode in (0, 1), (proc.returncode, proc.stderr)
@@ -103,7 +114,9 @@ def flake8_findings(files: Iterable[Path], *args: str, cwd: Path) -> dict[Path, 
     return out
 
 
-def cli_findings(run: Callable[..., Run], files: Iterable[Path], *args: str) -> dict[Path, set[Finding]]:
+def cli_findings(
+    run: Callable[..., Any], files: Iterable[Path], *args: str
+) -> dict[Path, set[Finding]]:
     files = list(files)
     r = run("check", "--isolated", "-j", "1", "--output-format", "json", *args, *map(str, files))
     assert r.rc in (0, 1), (r.rc, r.err)
@@ -130,14 +143,20 @@ def noqa_files(project: Path) -> list[Path]:
 
 
 def test_plugin_is_registered_with_flake8(project: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "flake8", "--version"], capture_output=True,
-                          text=True, cwd=project, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
     assert re.search(r"\btflint: \d", proc.stdout), proc.stdout
 
 
 @pytest.mark.parametrize("select", [[], ["--select", "TFL"]], ids=["default", "select-TFL"])
-def test_parity_with_cli(project: Path, noqa_files: list[Path], run: Callable[..., Run],
-                         select: list[str]) -> None:
+def test_parity_with_cli(
+    project: Path, noqa_files: list[Path], run: Callable[..., Any], select: list[str]
+) -> None:
     files = FIXTURES + noqa_files
     via_flake8 = flake8_findings(files, *select, cwd=project)
     via_cli = cli_findings(run, files, *select)
@@ -159,8 +178,13 @@ def test_parity_with_cli(project: Path, noqa_files: list[Path], run: Callable[..
 def test_flake8_checks_still_run_alongside(project: Path) -> None:
     p = project / "mixed.py"
     p.write_text("import os\n" + BAD_SRC + "x = 1 \n")
-    proc = subprocess.run([sys.executable, "-m", "flake8", "--isolated", str(p.name)],
-                          capture_output=True, text=True, cwd=project, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", str(p.name)],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
     codes = {line.split()[1] for line in proc.stdout.splitlines()}
     assert {"F401", "E302", "W291", "TFL101"} <= codes, proc.stdout
     assert proc.returncode == 1
@@ -190,15 +214,20 @@ def _off_rule_case(monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, set[int]]
     for rule in registry.all_rules():
         if not rule.DEFAULT_ON and rule.INVALID:
             src = rule.INVALID[0]
-            lines = {i for i, line in enumerate(src.splitlines(), 1)
-                     if re.search(rf"#\s*{rule.CODE}\b", line)}
+            lines = {
+                i
+                for i, line in enumerate(src.splitlines(), 1)
+                if re.search(rf"#\s*{rule.CODE}\b", line)
+            }
             return rule.CODE, src, lines
     real = registry.all_rules()
     monkeypatch.setattr(registry, "all_rules", lambda: real + (_OffByDefault,))
     return _OffByDefault.CODE, BAD_SRC, {4}
 
 
-def _flake8_in_process(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[tuple[str, int]]]:
+def _flake8_in_process(
+    capsys: pytest.CaptureFixture[str], *argv: str
+) -> tuple[int, list[tuple[str, int]]]:
     from flake8.main.cli import main as flake8_main
 
     capsys.readouterr()
@@ -211,9 +240,12 @@ def _flake8_in_process(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[
     return rc, found
 
 
-def test_default_off_codes_stay_off_unless_selected(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str],
-                                                    run: Callable[..., Run]) -> None:
+def test_default_off_codes_stay_off_unless_selected(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    run: Callable[..., Any],
+) -> None:
     code, src, lines = _off_rule_case(monkeypatch)
     assert code in registry.default_off_codes()
     p = project / "off.py"
@@ -254,14 +286,31 @@ def test_syntax_error_is_e999_from_flake8_not_a_crash(project: Path) -> None:
     (project / "broken.py").write_text("import tensorflow as tf\ndef f(:\n    pass\n")
     (project / "py2.py").write_text('import tensorflow as tf\nprint "hello"\n')
     (project / "good.py").write_text(BAD_SRC)
-    proc = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "E9,TFL",
-                           "broken.py", "py2.py", "good.py"],
-                          capture_output=True, text=True, cwd=project, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flake8",
+            "--isolated",
+            "--select",
+            "E9,TFL",
+            "broken.py",
+            "py2.py",
+            "good.py",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 1
     lines = sorted(proc.stdout.splitlines())
     assert [(line.split(":")[0], line.split(": ")[1].split()[0]) for line in lines] == [
-        ("broken.py", "E999"), ("good.py", "TFL101"), ("py2.py", "E999")], lines
+        ("broken.py", "E999"),
+        ("good.py", "TFL101"),
+        ("py2.py", "E999"),
+    ], lines
 
 
 def test_plugin_reports_tfl001_for_unparsable_lines() -> None:
@@ -271,8 +320,9 @@ def test_plugin_reports_tfl001_for_unparsable_lines() -> None:
     assert all(r[3] is Plugin for r in results)
 
 
-def test_plugin_turns_any_exception_into_tfl002(monkeypatch: pytest.MonkeyPatch, project: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_plugin_turns_any_exception_into_tfl002(
+    monkeypatch: pytest.MonkeyPatch, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import tflint.engine
 
     def boom(*args: object, **kwargs: object) -> list:
@@ -312,8 +362,13 @@ def test_tf_function_wrappers_from_tflint_config(project: Path) -> None:
     )
 
     def codes(*args: str) -> list[str]:
-        proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFL", *args, "w.py"],
-                              capture_output=True, text=True, cwd=project, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "flake8", "--select", "TFL", *args, "w.py"],
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=120,
+        )
         assert "Traceback" not in proc.stderr, proc.stderr
         return [line.split()[1] for line in proc.stdout.splitlines()]
 

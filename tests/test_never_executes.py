@@ -13,16 +13,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
 from tflint.config import Settings
 from tflint.engine import lint_source
 
-from conftest import Run
-
-TEMPLATE = '''\
+TEMPLATE = """\
 open({marker!r}, "w").write("module level")
 
 import tensorflow as tf
@@ -50,7 +48,7 @@ class Model(tf.keras.Model):
 
 if __name__ == "__main__":
     touch("main")
-'''
+"""
 
 
 @pytest.fixture
@@ -83,7 +81,7 @@ def test_engine_does_not_execute(booby_trapped: tuple[Path, Path]) -> None:
     assert not marker.exists()
 
 
-def test_cli_does_not_execute(booby_trapped: tuple[Path, Path], run: Callable[..., Run]) -> None:
+def test_cli_does_not_execute(booby_trapped: tuple[Path, Path], run: Callable[..., Any]) -> None:
     src, marker = booby_trapped
     for jobs in ("1", "2"):
         r = run("check", "-j", jobs, "--output-format", "json", str(src), str(src.parent))
@@ -94,8 +92,13 @@ def test_cli_does_not_execute(booby_trapped: tuple[Path, Path], run: Callable[..
 
 def test_cli_subprocess_does_not_execute(project: Path, booby_trapped: tuple[Path, Path]) -> None:
     src, marker = booby_trapped
-    proc = subprocess.run([sys.executable, "-m", "tflint", "check", "--output-format", "json",
-                           src.name, "."], cwd=project, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tflint", "check", "--output-format", "json", src.name, "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stderr
     _assert_findings([d["code"] for d in json.loads(proc.stdout)])
     assert not marker.exists()
@@ -103,8 +106,13 @@ def test_cli_subprocess_does_not_execute(project: Path, booby_trapped: tuple[Pat
 
 def test_flake8_does_not_execute(project: Path, booby_trapped: tuple[Path, Path]) -> None:
     src, marker = booby_trapped
-    proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFL", src.name],
-                          cwd=project, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "TFL", src.name],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     _assert_findings([line.split()[1] for line in proc.stdout.splitlines()])
     assert not marker.exists()

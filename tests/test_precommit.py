@@ -20,7 +20,9 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 BAD = "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    print(x)\n    return x * 2\n"
-GOOD = "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    tf.print(x)\n    return x * 2\n"
+GOOD = (
+    "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    tf.print(x)\n    return x * 2\n"
+)
 
 pytestmark = pytest.mark.slow
 
@@ -45,16 +47,19 @@ def _clean_env(home: Path) -> dict[str, str]:
         PRE_COMMIT_HOME=str(home),
         PRE_COMMIT_COLOR="never",
         VIRTUALENV_NO_PERIODIC_UPDATE="1",
-        GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
-        GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
     )
     env.pop("PRE_COMMIT", None)
     return env
 
 
 def _git(*args: str, cwd: Path, env: dict[str, str]) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, (args, proc.stderr)
     return proc.stdout.strip()
 
@@ -66,8 +71,13 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     env = _clean_env(tmp_path_factory.mktemp("pre-commit-home"))
-    top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=REPO_ROOT, env=env,
-                         capture_output=True, text=True)
+    top = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if top.returncode != 0 or Path(top.stdout.strip()).resolve() != REPO_ROOT:
         pytest.skip("not a git checkout of tflint")
     head = _git("rev-parse", "HEAD", cwd=REPO_ROOT, env=env)
@@ -89,16 +99,25 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     (repo / "build" / "generated.py").write_text(BAD)  # excluded by default: --force-exclude
     _git("add", ".", cwd=repo, env=env)
 
-    install = subprocess.run([*cmd, "install-hooks"], cwd=repo, env=env, capture_output=True,
-                             text=True, timeout=900)
+    install = subprocess.run(
+        [*cmd, "install-hooks"], cwd=repo, env=env, capture_output=True, text=True, timeout=900
+    )
     assert install.returncode == 0, install.stdout + install.stderr
     return repo, env, cmd
 
 
-def _run(hook_repo: tuple[Path, dict[str, str], list[str]], *files: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    hook_repo: tuple[Path, dict[str, str], list[str]], *files: str
+) -> subprocess.CompletedProcess[str]:
     repo, env, cmd = hook_repo
-    return subprocess.run([*cmd, "run", "--files", *files], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [*cmd, "run", "--files", *files],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_hook_fails_on_bad_file(hook_repo: tuple[Path, dict[str, str], list[str]]) -> None:
@@ -116,7 +135,9 @@ def test_hook_passes_on_good_file(hook_repo: tuple[Path, dict[str, str], list[st
     assert "Passed" in out and "TFL" not in out, out
 
 
-def test_hook_respects_excludes_for_named_files(hook_repo: tuple[Path, dict[str, str], list[str]]) -> None:
+def test_hook_respects_excludes_for_named_files(
+    hook_repo: tuple[Path, dict[str, str], list[str]],
+) -> None:
     proc = _run(hook_repo, "build/generated.py", "good.py")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out

@@ -111,8 +111,12 @@ class Plugin:
 
 def _internal_error(e: BaseException, plugin: type) -> Result:
     detail = " ".join(str(e).split())[:300]
-    return (1, 0, f"TFL002 internal error in the tflint flake8 plugin: {type(e).__name__}: "
-            f"{detail}", plugin)
+    return (
+        1,
+        0,
+        f"TFL002 internal error in the tflint flake8 plugin: {type(e).__name__}: " f"{detail}",
+        plugin,
+    )
 
 
 def _wrappers_from_tflint_config() -> list[str]:
