@@ -84,7 +84,7 @@ class OuterContainerMutation(Rule):
 
     ## What it does
     Flags `append`, `extend`, `insert`, `update`, `setdefault`, `add`, ... calls with a
-    tensor argument, `x[k] = <tensor>` and `x[k] += v` in traced code when `x` is a list,
+    tensor argument, `x[k] = <tensor>`, `x[<tensor>] = v` and `x[k] += v` in traced code when `x` is a list,
     dict or set bound at module level or in an enclosing function that is not traced.
     Lists local to the traced function (built in a Python loop and then `tf.stack`-ed)
     are fine, and so is recording static trace-time facts on purpose (variable names,
@@ -168,10 +168,15 @@ def step(x):
         value = getattr(node, "value", None)
         for t in _assign_targets(node):
             if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and \
-                    (isinstance(node, cst.AugAssign) or value is not None and self.sem.is_tensor(value, ctx.fn)):
+                    (isinstance(node, cst.AugAssign) or value is not None and self.sem.is_tensor(value, ctx.fn)
+                     or self._tensor_key(t, ctx)):
                 self._check(t.value.value, t, ctx)
 
     visit_AugAssign = visit_Assign
+
+    def _tensor_key(self, target: cst.Subscript, ctx: Ctx) -> bool:
+        return any(isinstance(e.slice, cst.Index) and self.sem.is_tensor(e.slice.value, ctx.fn)
+                   for e in target.slice)
 
     def _check(self, name: str, node: cst.CSTNode, ctx: Ctx) -> None:
         where = outer_container(self.sem, name, ctx.fn)

@@ -7,7 +7,9 @@ I/O, globbing, parallelism, noqa and printing live in the front-ends.
 from __future__ import annotations
 
 import io
+import itertools
 import re
+import threading
 import tokenize
 from typing import Iterable
 
@@ -65,11 +67,20 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
         return [_engine_diag("TFL001", "source contains a NUL byte", path, line)] if want_001 else []
     if not rules or not needs_parse(text, settings):
         return []
+    depth = _bracket_depth(text)
+    if depth > _MAX_BRACKET_DEPTH or _longest_line(text) > _LONG_LINE:
+        # extreme input: let CPython's parser, which fails cleanly, judge it first
+        problem = _python_syntax_error(text, strict=True)
+        if problem is not None or depth > _HARD_BRACKET_DEPTH:
+            line, col, msg = problem or (1, 0, "source is nested too deeply")
+            return [_engine_diag("TFL001", f"cannot parse: {_one_line(msg)}", path, line, col)] if want_001 else []
     try:
-        module = cst.parse_module(text)
+        module = _parse_with_big_stack(text)
     except cst.ParserSyntaxError as e:
-        return [_engine_diag("TFL001", f"syntax error: {_one_line(e.message)}", path, e.raw_line,
-                             max(e.raw_column, 0))] if want_001 else []
+        if not want_001:
+            return []
+        line, col, msg = _python_syntax_error(text) or (e.raw_line, max(e.raw_column, 0), e.message)
+        return [_engine_diag("TFL001", f"syntax error: {_one_line(msg)}", path, line, col)]
     except RecursionError:
         return [_engine_diag("TFL001", "cannot parse: source is nested too deeply", path)] if want_001 else []
     except Exception as e:  # the parser itself failed on odd input
@@ -81,6 +92,73 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     except Exception as e:  # a bug in the semantic model: report, never raise
         return [_engine_diag("TFL002", f"internal error while analysing the file: {type(e).__name__}: "
                              f"{_one_line(e)}", path)] if want_002 else []
+
+
+#: CPython refuses more than 200 nested brackets; libcst's native parser overflows the C
+#: stack (a segfault, not an exception) somewhere above 1,000, even on a big stack
+_MAX_BRACKET_DEPTH = 200
+_HARD_BRACKET_DEPTH = 1000
+_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
+_PARSE_STACK_BYTES = 256 * 1024 * 1024
+#: lines longer than this are checked with CPython's parser before libcst sees them
+_LONG_LINE = 2000
+
+
+def _bracket_depth(text: str) -> int:
+    """Deepest bracket nesting, counting brackets in strings too (an over-estimate is
+    fine: it only makes us ask CPython's parser first)."""
+    brackets = _NOT_BRACKETS.sub("", text)
+    if len(brackets) < 2 * _MAX_BRACKET_DEPTH:
+        return len(brackets)
+    return max(itertools.accumulate(1 if c in "([{" else -1 for c in brackets), default=0)
+
+
+def _parse_with_big_stack(text: str) -> cst.Module:
+    """Parse in a thread with a large stack: deeply nested expressions (long lambda or
+    conditional chains) overflow the default stack inside libcst's native parser, which
+    kills the process instead of raising."""
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append(cst.parse_module(text))
+        except BaseException as e:  # re-raised in the caller's thread
+            result.append(e)
+
+    with _STACK_LOCK:
+        old = threading.stack_size(_PARSE_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=run, name="tflint-parse")
+            worker.start()
+        finally:
+            threading.stack_size(old)
+    worker.join()
+    out = result[0]
+    if isinstance(out, BaseException):
+        raise out
+    return out
+
+
+_STACK_LOCK = threading.Lock()
+
+
+def _longest_line(text: str) -> int:
+    return max(map(len, text.splitlines()), default=0)
+
+
+def _python_syntax_error(text: str, strict: bool = False) -> tuple[int, int, str] | None:
+    """CPython's own position and wording for a syntax error (libcst's parser points
+    at the next token). Only compiles, never runs; called only for broken or extreme
+    files. With ``strict``, an expression too deep for CPython is a problem too."""
+    try:
+        compile(text, "<tflint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except SyntaxError as e:
+        return (e.lineno or 1, max((e.offset or 1) - 1, 0), e.msg)
+    except (RecursionError, MemoryError) as e:
+        return (1, 0, f"source is nested too deeply for Python's own parser ({type(e).__name__})") if strict else None
+    except (ValueError, OverflowError):
+        return None
+    return None
 
 
 def _engine_code_enabled(code: str, settings: Settings) -> bool:

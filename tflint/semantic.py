@@ -342,7 +342,7 @@ class SemanticModel:
         reason = {"tf.function": "which runs under tf.function"}.get(f.root_reason, f.root_reason)
         if chain:
             return f"in `{fn.name}`, " + ", ".join(chain) + f", {reason}"
-        return f"`{fn.name}` {reason}" if not reason.startswith("which") else None
+        return f"`{fn.name}`, {reason}" if reason.startswith("which") else f"`{fn.name}` {reason}"
 
     # ----------------------------------------------------------------- tensor judgement
 
@@ -906,7 +906,7 @@ def _finalize(sem: SemanticModel) -> None:
             for m in KERAS_STEP_METHODS:
                 f = cls.methods.get(m)
                 if f is not None and f.root_reason is None:
-                    f.root_reason = f"`{m}`, which Keras runs under tf.function"
+                    f.root_reason = "which Keras runs under tf.function"
     # 4. closure over calls and nesting
     work = [f for f in sem.functions if f.root_reason is not None and not f.py_function_target]
     for f in work:

@@ -1,0 +1,126 @@
+"""lint_source: never raises, TFL001 for unreadable source, TFL002 for a failing rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from tflint import registry
+from tflint.config import Settings
+from tflint.diagnostics import Severity
+from tflint.engine import lint_source, needs_parse
+from tflint.rule import Rule
+
+BAD_PRINT = "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
+
+
+def codes(diags) -> list[tuple[str, int]]:
+    return [(d.code, d.line) for d in diags]
+
+
+def test_basic_finding_position() -> None:
+    (d,) = lint_source(BAD_PRINT, "a.py")
+    assert (d.code, d.line, d.column, d.end_line, d.end_column) == ("TFL101", 4, 4, 4, 12)
+    assert d.path == "a.py" and d.severity is Severity.INFO and d.name == "print-in-traced-code"
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (b"import tensorflow as tf\ndef f(:\n", "syntax error"),
+        (b"import tensorflow as tf\nprint 'hello'\n", "syntax error"),  # Python 2
+        (b"import tensorflow as tf\nx = '\xff\xfe'\n", "cannot decode"),
+        (b"# -*- coding: klingon -*-\nimport tensorflow\n", "cannot decode"),
+        (b"import tensorflow as tf\x00\n", "NUL byte"),
+    ],
+)
+def test_tfl001_for_unreadable_source(source: bytes, message: str) -> None:
+    (d,) = lint_source(source, "bad.py")
+    assert d.code == "TFL001" and message in d.message
+    assert "\n" not in d.message
+
+
+def test_syntax_error_position() -> None:
+    (d,) = lint_source(b"import tensorflow as tf\n\ndef f(:\n    pass\n", "bad.py")
+    assert d.line == 3
+
+
+def test_bom_crlf_latin1_and_empty() -> None:
+    assert codes(lint_source(b"\xef\xbb\xbf" + BAD_PRINT.encode(), "b.py")) == [("TFL101", 4)]
+    crlf = BAD_PRINT.replace("\n", "\r\n").encode()
+    assert codes(lint_source(crlf, "c.py")) == [("TFL101", 4)]
+    latin = b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + BAD_PRINT.encode()
+    assert codes(lint_source(latin, "l.py")) == [("TFL101", 6)]
+    assert lint_source(b"", "e.py") == []
+    assert lint_source("", "e.py") == []
+
+
+def test_deep_nesting_does_not_raise() -> None:
+    deep = "import tensorflow as tf\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    result = lint_source(deep, "deep.py")
+    assert all(d.code in ("TFL001", "TFL002") for d in result)
+    nested = "import tensorflow as tf\n@tf.function\ndef f(x):\n" + "".join(
+        "    " * (i + 1) + "if x:\n" for i in range(90)) + "    " * 91 + "print(x)\n"
+    result = lint_source(nested, "nested.py")
+    assert codes(result) in ([("TFL101", 94)], [("TFL001", 1)])
+
+
+def test_prefilter() -> None:
+    assert not needs_parse("import os\nprint(1)\n")
+    assert needs_parse("import tensorflow as tf\n")
+    assert needs_parse("from keras import layers\n")
+    assert needs_parse("x = common.function(f)\n", Settings(tf_function_wrappers=["common.function"]))
+    # files without TensorFlow are not parsed, so even broken ones give nothing
+    assert lint_source("def f(:\n", "x.py") == []
+
+
+class _Crashes(Rule):
+    """Test rule that always fails."""
+
+    CODE = "TFL999"
+    NAME = "always-crashes"
+    MESSAGE = "never"
+
+    def visit_Call(self, node, ctx):
+        raise RuntimeError("boom")
+
+
+def test_crashing_rule_gives_tfl002_and_others_still_run(monkeypatch) -> None:
+    rules = registry.all_rules() + (_Crashes,)
+    monkeypatch.setattr(registry, "all_rules", lambda: rules)
+    monkeypatch.setattr("tflint.engine.selected_rules",
+                        lambda *a, **k: [r for r in rules if r.CODE in ("TFL101", "TFL999")])
+    result = lint_source(BAD_PRINT, "a.py")
+    assert ("TFL101", 4) in codes(result)
+    (crash,) = [d for d in result if d.code == "TFL002"]
+    assert "TFL999" in crash.message and "boom" in crash.message and crash.line == 1
+
+
+def test_selection_runs_only_selected_rules() -> None:
+    src = BAD_PRINT.replace("    return x", "    v = tf.Variable(1.0)\n    return x")
+    assert {d.code for d in lint_source(src, "a.py")} == {"TFL101", "TFL301"}
+    assert {d.code for d in lint_source(src, "a.py", Settings(select=["TFL3"]))} == {"TFL301"}
+    assert {d.code for d in lint_source(src, "a.py", Settings(ignore=["TFL101"]))} == {"TFL301"}
+    assert lint_source("def f(:\n tensorflow", "a.py", Settings(ignore=["TFL001"])) == []
+
+
+def test_never_imports_tensorflow() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from tflint.engine import lint_source; "
+            f"lint_source({BAD_PRINT!r}, 'a.py'); "
+            "print('tensorflow' in sys.modules, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_is_enabled_prefix_semantics() -> None:
+    off = registry.default_off_codes()
+    assert registry.is_enabled("TFL101")
+    assert not registry.is_enabled("TFL101", ignore=["TFL1"])
+    assert registry.is_enabled("TFL101", ignore=["TFL1"], extend_select=["TFL101"])
+    assert not registry.is_enabled("TFL101", select=["TFL3"])
+    assert registry.is_enabled("TFL301", select=["TFL3"])
+    for code in off:
+        assert not registry.is_enabled(code)
+        assert registry.is_enabled(code, extend_select=[code])

@@ -1,0 +1,234 @@
+"""Traced-code discovery and the shared judgements of the semantic model."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from tflint import semantic
+from tflint.config import Settings
+from tflint.engine import lint_source
+
+
+def model(src: str, wrappers: tuple[str, ...] = ()) -> semantic.SemanticModel:
+    return semantic.build(cst.parse_module(textwrap.dedent(src)), "t.py", wrappers)
+
+
+def traced(src: str, wrappers: tuple[str, ...] = ()) -> set[str]:
+    return {f.name for f in model(src, wrappers).functions if f.traced}
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "import tensorflow as tf\n@tf.function\ndef g(x): return x\n",
+        "import tensorflow as tf\n@tf.function(jit_compile=True)\ndef g(x): return x\n",
+        "import tensorflow as tf2\n@tf2.function\ndef g(x): return x\n",
+        "import tensorflow\n@tensorflow.function\ndef g(x): return x\n",
+        "from tensorflow import function\n@function\ndef g(x): return x\n",
+        "from tensorflow import function as compiled\n@compiled()\ndef g(x): return x\n",
+        "import tensorflow as tf\n@tf.compat.v2.function\ndef g(x): return x\n",
+        "import tensorflow.compat.v2 as tf\n@tf.function\ndef g(x): return x\n",
+        "from tensorflow.python.eager import def_function\n@def_function.function\ndef g(x): return x\n",
+        "import tensorflow as tf\ndef g(x): return x\nh = tf.function(g)\n",
+        "import tensorflow as tf\ndef g(x): return x\ny = tf.function(g)(1)\n",
+        "import tensorflow as tf\ndef g(x): return x\nh = tf.function(func=g, reduce_retracing=True)\n"
+        if False else "import tensorflow as tf\ndef g(x): return x\nh = tf.function(g, reduce_retracing=True)\n",
+        "import functools, tensorflow as tf\ndef g(x, k): return x\nh = tf.function(functools.partial(g, k=1))\n",
+    ],
+)
+def test_tf_function_spellings(src: str) -> None:
+    assert "g" in traced(src)
+
+
+def test_not_traced_without_tensorflow_import() -> None:
+    # `tf` is not bound to TensorFlow here: no guessing from the name alone
+    assert traced("@tf.function\ndef g(x): return x\n") == set()
+    assert traced("import mylib as tf\n@tf.function\ndef g(x): return x\n") == set()
+
+
+def test_lambda_wrapped() -> None:
+    m = model("import tensorflow as tf\nf = tf.function(lambda x: x * 2)\n")
+    assert [f.name for f in m.functions if f.traced] == ["<lambda>"]
+
+
+def test_methods_keras_steps_and_callees() -> None:
+    src = """
+    import tensorflow as tf
+    from tensorflow import keras
+
+    def helper(x):
+        return deep(x)
+
+    def deep(x):
+        return x
+
+    def unused(x):
+        return x
+
+    class Base(keras.Model):
+        def train_step(self, data):
+            return self.compute(data)
+
+        def compute(self, data):
+            return helper(data)
+
+        def eager_only(self):
+            return 1
+
+    class Child(Base):
+        def test_step(self, data):
+            return data
+
+    class NotKeras:
+        def train_step(self, data):
+            return data
+
+    class Mod(tf.Module):
+        @tf.function
+        def __call__(self, x):
+            return x
+    """
+    names = traced(src)
+    assert {"train_step", "compute", "helper", "deep", "test_step", "__call__"} <= names
+    assert "unused" not in names and "eager_only" not in names
+    # NotKeras.train_step: only one train_step is traced (Base's)
+    m = model(src)
+    steps = [f for f in m.functions if f.name == "train_step"]
+    assert [f.traced for f in steps] == [True, False]
+
+
+def test_dataset_callables() -> None:
+    src = """
+    import tensorflow as tf
+
+    def parse(x):
+        return x
+
+    def keep(x):
+        return True
+
+    def not_a_dataset(x):
+        return x
+
+    ds = tf.data.Dataset.range(10).map(parse)
+    ds = ds.filter(keep)
+    ds = ds.batch(2).map(lambda b: b)
+    series.map(not_a_dataset)
+    pool.map(not_a_dataset, [1, 2])
+    """
+    names = traced(src)
+    assert {"parse", "keep", "<lambda>"} <= names
+    assert "not_a_dataset" not in names
+
+
+def test_py_function_and_init_scope_are_not_traced() -> None:
+    src = """
+    import tensorflow as tf
+
+    def eager_body(x):
+        print(x)
+        return x
+
+    @tf.function
+    def f(x):
+        y = tf.py_function(eager_body, [x], tf.float32)
+        z = tf.numpy_function(lambda v: print(v) or v, [x], tf.float32)
+        with tf.init_scope():
+            print(x)
+        print(x)
+        return y
+    """
+    assert "eager_body" not in traced(src)
+    found = lint_source(textwrap.dedent(src), "t.py", Settings(select=["TFL101"]))
+    assert [d.line for d in found] == [14]
+
+
+def test_configured_wrapper_decorator() -> None:
+    src = "from tf_agents.utils import common\n@common.function\ndef g(x): return x\n"
+    assert traced(src) == set()
+    assert traced(src, ("common.function",)) == {"g"}
+    assert traced(src, ("tf_agents.utils.common.function",)) == {"g"}
+
+
+def test_local_name_shadows_module_function() -> None:
+    src = """
+    import tensorflow as tf
+
+    def monitor(x):
+        return x
+
+    compiled = tf.function(monitor)
+
+    def test(monitor):
+        monitor(1)
+    """
+    m = model(src)
+    call = [c for c, _ in m.all_calls if isinstance(c.func, cst.Name) and c.func.value == "monitor"][0]
+    ctx = [x for c, x in m.all_calls if c is call][0]
+    assert m.resolve_callee(call, ctx.fn) is None
+
+
+def test_context_note_names_the_chain() -> None:
+    src = """
+    import tensorflow as tf
+
+    def log_it(x):
+        print(x)
+
+    class M(tf.keras.Model):
+        def train_step(self, data):
+            log_it(data)
+            return {}
+    """
+    found = lint_source(textwrap.dedent(src), "t.py", Settings(select=["TFL101"]))
+    assert len(found) == 1
+    assert "called from `train_step` (line 9)" in found[0].message
+    assert "Keras runs under tf.function" in found[0].message
+
+
+def test_context_note_silent_for_plain_tf_function() -> None:
+    src = "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n"
+    (d,) = lint_source(src, "t.py", Settings(select=["TFL101"]))
+    assert "(" not in d.message.split(":")[-1] or "called from" not in d.message
+
+
+@pytest.mark.parametrize(
+    "expr, expected",
+    [
+        ("x", True),
+        ("x * 2", True),
+        ("tf.reduce_sum(x)", True),
+        ("x[0]", True),
+        ("x.shape", False),
+        ("x.shape[0]", False),
+        ("x.dtype", False),
+        ("len(x.shape)", False),
+        ("x is None", False),
+        ("isinstance(x, tf.Tensor)", False),
+        ("n", False),          # Python-typed parameter
+        ("training", False),   # defaulted to a bool
+        ("3", False),
+        ("tf.TensorShape([1])", False),
+        ("np.prod(x.shape)", False),
+        ("y", True),           # local assigned from a tensor
+        ("self", False),
+    ],
+)
+def test_tensor_judgement(expr: str, expected: bool) -> None:
+    src = f"""
+    import numpy as np
+    import tensorflow as tf
+
+    class C:
+        @tf.function
+        def f(self, x, n: int, training=False):
+            y = tf.nn.relu(x)
+            return {expr}
+    """
+    m = model(src)
+    fn = next(f for f in m.functions if f.name == "f")
+    ret = fn.node.body.body[-1].body[0]  # type: ignore[union-attr]
+    assert m.is_tensor(ret.value, fn) is expected
