@@ -232,3 +232,59 @@ def test_tensor_judgement(expr: str, expected: bool) -> None:
     fn = next(f for f in m.functions if f.name == "f")
     ret = fn.node.body.body[-1].body[0]  # type: ignore[union-attr]
     assert m.is_tensor(ret.value, fn) is expected
+
+
+@pytest.mark.parametrize(
+    "loop, expected",
+    [
+        ("for i in tf.range(n):", True),
+        ("for row in x:", True),
+        ("for i in range(tf.shape(x)[0]):", True),
+        ("for i in range(int(tf.shape(x)[0])):", True),
+        ("for i, row in enumerate(x):", True),
+        ("for batch in ds:", True),
+        ("for i in range(3):", False),
+        ("for i in range(x.shape[0]):", False),
+        ("for name in ['a', 'b']:", False),
+        ("while tf.reduce_sum(x) > 0:", True),
+        ("while i < 3:", False),
+    ],
+)
+def test_loop_classification(loop: str, expected: bool) -> None:
+    src = f"""
+    import tensorflow as tf
+
+    @tf.function
+    def f(x, n, ds):
+        i = 0
+        {loop}
+            x = x + 1
+        return x
+    """
+    m = model(src)
+    fn = next(f for f in m.functions if f.name == "f")
+    node = fn.node.body.body[1]  # type: ignore[union-attr]
+    assert m.loop_is_tensorflow(node, fn) is expected
+
+
+def test_loop_target_of_tensor_loop_is_tensor() -> None:
+    m = model("import tensorflow as tf\n@tf.function\ndef f(x):\n    for row in x:\n        y = row\n"
+              "    for k in range(3):\n        z = k\n")
+    fn = m.functions[0]
+    assert m.is_tensor(cst.Name("row"), fn) and not m.is_tensor(cst.Name("k"), fn)
+
+
+def test_rebound_globals() -> None:
+    m = model("""
+    import tensorflow as tf
+    SCALE = 1.0
+    CONST = 2
+    counter = 0
+    SCALE = 3.0
+
+    def bump():
+        global counter
+        counter = counter + 1
+    """)
+    assert m.is_rebound_global("SCALE") and m.is_rebound_global("counter")
+    assert not m.is_rebound_global("CONST")

@@ -98,6 +98,8 @@ class FunctionInfo:
     #: (call node, ctx) of every call made directly in this function
     calls: list[tuple[cst.Call, "Ctx"]] = field(default_factory=list)
     nested: list["FunctionInfo"] = field(default_factory=list)
+    #: name -> iterables of the ``for`` loops that bind it (loop targets)
+    loop_targets: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     # -- filled by finalize()
     tf_function: bool = False  # itself wrapped by tf.function (or a configured wrapper)
     has_input_signature: bool = False
@@ -436,10 +438,46 @@ class SemanticModel:
                 result = owner.traced and self._param_is_tensor(owner, name)
             else:
                 result = any(self.is_tensor(v, owner, d) for v in owner.assigns.get(name, ()))
+                if not result and name in owner.loop_targets:
+                    result = any(self.iterates_tensors(it, owner, d) for it in owner.loop_targets[name])
                 if not result and name in owner.param_names:
                     result = owner.traced and self._param_is_tensor(owner, name)
         self._tensor_cache[key] = result
         return result
+
+    def iterates_tensors(self, it: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+        """Does a ``for`` over ``it`` run as a TensorFlow loop, binding tensors?
+        Iterating a tensor, ``tf.range(...)``, a Dataset (or ``iter(ds)``), and
+        ``range(<tensor>)`` / ``range(int(<tensor>))``, which AutoGraph converts.
+        ``enumerate``/``zip`` over those count too."""
+        d = _depth + 1
+        if d > 12:
+            return False
+        if isinstance(it, cst.Call):
+            if self.resolves_to(it.func, {"tensorflow.range"}):
+                return True
+            name = dotted_name(it.func)
+            if name == "range" and "range" not in self.imports:
+                return any(self.is_tensor(_strip_int(a.value), fn, d) for a in it.args)
+            if name in ("enumerate", "zip", "iter", "reversed") and it.args:
+                return any(self.iterates_tensors(a.value, fn, d) for a in it.args if a.keyword is None)
+        if fn is not None and fn.traced and self.is_dataset_expr(it, fn):
+            return True
+        return self.is_tensor(it, fn, d)
+
+    def loop_is_tensorflow(self, loop: cst.For | cst.While, fn: FunctionInfo | None) -> bool:
+        """A loop AutoGraph turns into a graph loop (``tf.while_loop`` or a Dataset
+        loop); every other loop in traced code is Python and is unrolled while tracing."""
+        if fn is None or not fn.traced:
+            return False
+        if isinstance(loop, cst.For):
+            return self.iterates_tensors(loop.iter, fn)
+        return self.is_tensor(loop.test, fn)
+
+    def is_rebound_global(self, name: str) -> bool:
+        """Is the module-level ``name`` bound more than once: reassigned at module level,
+        a module-level loop target, or assigned through ``global`` in a function?"""
+        return name in self.globally_rebound or len(self.module_assigns.get(name, ())) > 1
 
     def _param_is_tensor(self, fn: FunctionInfo, name: str) -> bool:
         if name == fn.self_name or name in ("self", "cls"):
@@ -587,6 +625,13 @@ _PYTHON_PARAM_NAMES = frozenset({"training", "mode", "name", "axis", "config", "
                                  "padding", "activation", "step_fn", "metric", "metrics"})
 _PYTHON_PARAM_SUFFIXES = ("_fn", "_func", "_config", "_name", "_size", "_dim", "_dims", "_rate",
                           "_type", "_mode", "_layer", "_model", "_params", "_shape", "_axis", "_flag")
+
+
+def _strip_int(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``int(t)`` inside ``range(...)``: AutoGraph still converts the loop."""
+    if isinstance(e, cst.Call) and dotted_name(e.func) == "int" and e.args:
+        return e.args[0].value
+    return e
 
 
 def is_container_value(v: cst.BaseExpression) -> bool:
@@ -804,6 +849,9 @@ class _Builder:
 
     def on_for(self, node: cst.For, ctx: Ctx) -> None:
         self._bind(node.target, None, ctx)
+        if ctx.fn is not None:
+            for n in _target_names(node.target):
+                ctx.fn.loop_targets.setdefault(n, []).append(node.iter)
 
     def on_with(self, node: cst.With, ctx: Ctx) -> None:
         for item in node.items:
