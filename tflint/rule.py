@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from tflint.semantic import Ctx, SemanticModel
 
+_HANDLERS: dict[type, dict[str, Any]] = {}
 CODE_RE = re.compile(r"^TFL\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -70,11 +71,13 @@ class Rule:
 
     @classmethod
     def handlers(cls) -> dict[str, Any]:
-        return {
-            name[len("visit_"):]: getattr(cls, name)
-            for name in dir(cls)
-            if name.startswith("visit_")
-        }
+        """``{"Call": visit_Call, ...}``, computed once per class (the engine asks per file)."""
+        found = _HANDLERS.get(cls)
+        if found is None:
+            found = _HANDLERS[cls] = {
+                name[len("visit_"):]: getattr(cls, name) for name in dir(cls) if name.startswith("visit_")
+            }
+        return found
 
     @classmethod
     def url(cls) -> str:
