@@ -66,11 +66,26 @@ def test_deep_nesting_does_not_raise() -> None:
 
 def test_prefilter() -> None:
     assert not needs_parse("import os\nprint(1)\n")
-    assert needs_parse("import tensorflow as tf\n")
-    assert needs_parse("from keras import layers\n")
+    assert not needs_parse("import tensorflow as tf\nx = tf.ones([2])\n")  # nothing is traced
+    assert needs_parse("import tensorflow as tf\n@tf.function\ndef f(x): return x\n")
+    assert needs_parse("from keras import Model\nclass M(Model):\n    def train_step(self, d): pass\n")
+    assert needs_parse("import tensorflow as tf\nds = ds.map(parse)\n")
     assert needs_parse("x = common.function(f)\n", Settings(tf_function_wrappers=["common.function"]))
     # files without TensorFlow are not parsed, so even broken ones give nothing
     assert lint_source("def f(:\n", "x.py") == []
+    # a TensorFlow file with no traced code is not parsed by libcst, but a syntax
+    # error in it is still reported, at CPython's position
+    (d,) = lint_source("import tensorflow as tf\n\ndef f(:\n    pass\n", "t.py")
+    assert (d.code, d.line) == ("TFL001", 3)
+
+
+def test_prefilter_skips_files_without_traced_code_entirely(monkeypatch) -> None:
+    import libcst
+
+    calls = []
+    monkeypatch.setattr(libcst, "parse_module", lambda *a, **k: calls.append(1))
+    assert lint_source("import tensorflow as tf\nprint(tf.ones([2]))\n", "t.py") == []
+    assert calls == []
 
 
 class _Crashes(Rule):
