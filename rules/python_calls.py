@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, dotted_name
@@ -140,7 +141,22 @@ class Model(tf.keras.Model):
                     return
         if not any(self.sem.is_tensor(v, ctx.fn) for v in values):
             return
-        self.report(node, self.MESSAGE.format(what=what), ctx=ctx)
+        self.report(node, self.MESSAGE.format(what=what), ctx=ctx,
+                    fix=self._fix(node, ctx) if what == "print" else None)
+
+    def _fix(self, node: cst.Call, ctx: Ctx):
+        """``print(...)`` -> ``tf.print(...)``: safe when only positional arguments
+        (``*args`` too) and ``sep``/``end`` are passed; ``file=``/``flush=`` have no
+        ``tf.print`` equivalent with the same meaning."""
+        if any(a.star == "**" or (a.keyword is not None and a.keyword.value not in ("sep", "end"))
+               for a in node.args):
+            return None
+        tf_mod = fixes.tensorflow_module(self.sem, ctx)
+        if tf_mod is None:
+            return None
+        alias, imports = tf_mod
+        new = node.with_changes(func=fixes.attr(f"{alias}.print"))
+        return self.replace(node, new, safe=True, title=f"Replace `print` with `{alias}.print`", imports=imports)
 
     def _kind(self, node: cst.Call, ctx: Ctx) -> str | None:
         sem = self.sem
@@ -359,8 +375,100 @@ ds = ds.map(lambda x: x + np.random.randint(0, 1000))  # TFL103
         for q in self.sem.qualified(node.func):
             if q.startswith(("random.", "numpy.random.")) and q.rsplit(".", 1)[-1] not in _RNG_NOT_SAMPLING \
                     and q.count(".") == (1 if q.startswith("random.") else 2):
-                self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()"), ctx=ctx)
+                self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()"), ctx=ctx,
+                            fix=self._fix(node, q, ctx))
                 return
+
+    def _fix(self, node: cst.Call, q: str, ctx: Ctx):
+        """The ``tf.random`` call drawing from the same distribution (unsafe: another
+        generator, default dtype float32/int32 instead of NumPy's float64/int64)."""
+        tf_mod = fixes.tensorflow_module(self.sem, ctx)
+        if tf_mod is None:
+            return None
+        alias, imports = tf_mod
+        new = _tf_random_call(node, q, alias)
+        if new is None:
+            return None
+        return self.replace(node, new, safe=False, imports=imports,
+                            title=f"Replace with `{cst.Module(body=[]).code_for_node(new.func)}`")
+
+
+def _int(n: int) -> cst.Integer:
+    return cst.Integer(str(n))
+
+
+def _plus_one(e: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(e, cst.Integer):
+        return _int(int(e.value, 0) + 1)
+    if not isinstance(e, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not e.lpar:
+        e = e.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BinaryOperation(left=e, operator=cst.Add(), right=_int(1))
+
+
+def _tf_random_call(node: cst.Call, q: str, tf: str) -> cst.Call | None:
+    """``np.random.normal(0, 1, size=(2, 3))`` -> ``tf.random.normal([2, 3], mean=0,
+    stddev=1)`` and the like, for the common samplers; None for the rest."""
+    name = q.rsplit(".", 1)[-1]
+    kw = fixes.kwarg
+    normal, uniform = f"{tf}.random.normal", f"{tf}.random.uniform"
+    if q.startswith("numpy.random."):
+        if name in ("rand", "randn"):
+            if any(a.keyword is not None or a.star for a in node.args):
+                return None
+            shape = cst.List(fixes._elem_commas([cst.Element(a.value) for a in node.args]))
+            return fixes.call(uniform if name == "rand" else normal, [cst.Arg(shape)])
+        if name in ("random", "random_sample", "ranf", "sample"):
+            b = fixes.bind_args(node, ("size",))
+            shape = fixes.shape_expr(b.get("size")) if b is not None else None
+            return None if shape is None else fixes.call(uniform, [cst.Arg(shape)])
+        if name == "normal":
+            b = fixes.bind_args(node, ("loc", "scale", "size"))
+            shape = fixes.shape_expr(b.get("size")) if b is not None else None
+            if b is None or shape is None:
+                return None
+            args = [cst.Arg(shape)] + [kw(k, b[n]) for n, k in (("loc", "mean"), ("scale", "stddev")) if n in b]
+            return fixes.call(normal, args)
+        if name == "uniform":
+            b = fixes.bind_args(node, ("low", "high", "size"))
+            shape = fixes.shape_expr(b.get("size")) if b is not None else None
+            if b is None or shape is None:
+                return None
+            args = [cst.Arg(shape)] + [kw(k, b[n]) for n, k in (("low", "minval"), ("high", "maxval")) if n in b]
+            return fixes.call(uniform, args)
+        if name == "randint":
+            b = fixes.bind_args(node, ("low", "high", "size"))
+            shape = fixes.shape_expr(b.get("size")) if b is not None else None
+            if b is None or shape is None or "low" not in b:
+                return None
+            low, high = (b["low"], b["high"]) if "high" in b else (_int(0), b["low"])
+            return fixes.call(uniform, [cst.Arg(shape), kw("minval", low), kw("maxval", high),
+                                        kw("dtype", fixes.attr(f"{tf}.int64"))])
+        return None
+    # Python's random module: scalars
+    scalar = cst.List([])
+    if name == "random" and not node.args:
+        return fixes.call(uniform, [cst.Arg(scalar)])
+    if name == "uniform":
+        b = fixes.bind_args(node, ("a", "b"))
+        if b is None or len(b) != 2:
+            return None
+        return fixes.call(uniform, [cst.Arg(scalar), kw("minval", b["a"]), kw("maxval", b["b"])])
+    if name in ("gauss", "normalvariate"):
+        b = fixes.bind_args(node, ("mu", "sigma"))
+        if b is None:
+            return None
+        args = [cst.Arg(scalar)] + [kw(k, b[n]) for n, k in (("mu", "mean"), ("sigma", "stddev")) if n in b]
+        return fixes.call(normal, args)
+    if name in ("randint", "randrange"):
+        b = fixes.bind_args(node, ("a", "b") if name == "randint" else ("start", "stop"))
+        if b is None or len(b) != 2:
+            return None
+        low, high = (b["a"], b["b"]) if name == "randint" else (b["start"], b["stop"])
+        if name == "randint":
+            high = _plus_one(high)  # randint includes its upper bound, tf.random.uniform does not
+        return fixes.call(uniform, [cst.Arg(scalar), kw("minval", low), kw("maxval", high),
+                                    kw("dtype", fixes.attr(f"{tf}.int32"))])
+    return None
 
 
 class NumpyInTracedCode(Rule):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
@@ -172,11 +173,25 @@ c = resize(tf.zeros([1, 8, 8, 3]), 128)  # TFL401
                     continue
                 name = self._varying_name(value, ctx)
                 if name is not None:
-                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name), ctx=None)
+                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name), ctx=None,
+                                fix=self._fix(value, ctx))
         for sites in literal_sites.values():
             if len({lit for _, lit, _, _ in sites}) >= LITERAL_VARIANTS:
                 for value, lit, ctx, callee in sites:
-                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name))
+                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name),
+                                fix=self._fix(value, ctx))
+
+    def _fix(self, value: cst.BaseExpression, ctx: Ctx):
+        """Wrap the argument in ``tf.constant(...)`` (unsafe: the parameter may drive
+        Python control flow, shapes or a Python-typed computation in the function)."""
+        tf_mod = fixes.tensorflow_module(self.sem, ctx)
+        if tf_mod is None:
+            return None
+        alias, imports = tf_mod
+        inner = value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) else value
+        new = fixes.call(f"{alias}.constant", [cst.Arg(inner)])
+        return self.replace(value, new, safe=False, imports=imports,
+                            title=f"Pass `{alias}.constant({_code(inner)})`")
 
     @staticmethod
     def _bound_args(call: cst.Call, callee: FunctionInfo):
