@@ -74,6 +74,14 @@ class PrintInTracedCode(Rule):
         return loss
     ```
 
+    ## Fix safety
+    Replacing `print(...)` with `tf.print(...)` is safe when the call passes only
+    positional arguments and `sep=`/`end=`, which `tf.print` accepts with the same
+    meaning: the line is then printed on every call, with values, which is what the
+    code meant. Calls with `file=` or `flush=` get no fix, nor do `logging` and
+    `warnings` calls. The fix uses the module's own alias of TensorFlow (`tf`,
+    `tensorflow`) and adds `import tensorflow as tf` when there is none.
+
     ## References
     - [Better performance with tf.function: Executing Python side effects](https://www.tensorflow.org/guide/function#executing_python_side_effects)
     - [tf.print](https://www.tensorflow.org/api_docs/python/tf/print)
@@ -127,6 +135,31 @@ class Model(tf.keras.Model):
         logger.info("loss %s", loss)  # TFL101
         return {"loss": loss}
 ''',
+        '''from tensorflow import function
+
+@function
+def g(x):
+    print("x:", x, sep=" ")  # TFL101
+    return x
+''',
+    )
+    FIXED = (
+        (0, '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    y = x * 2
+    tf.print("y =", y)  # TFL101
+    return y
+'''),
+        (2, '''from tensorflow import function
+import tensorflow as tf
+
+@function
+def g(x):
+    tf.print("x:", x, sep=" ")  # TFL101
+    return x
+'''),
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
@@ -327,6 +360,17 @@ class PythonRandom(Rule):
     ```
     or a `tf.random.Generator` / stateless random op with an explicit seed.
 
+    ## Fix safety
+    The fix is unsafe. It replaces the common samplers by the `tf.random` op drawing
+    from the same distribution: `np.random.normal/uniform/randint/rand/randn/random`
+    (NumPy's `size` becomes the shape: `None` -> `[]`, `n` -> `[n]`, a tuple -> a list;
+    a `size` held in a variable gets no fix) and `random.random/uniform/gauss/randint/
+    randrange` (shape `[]`; `randint`'s inclusive upper bound becomes `b + 1`). The
+    numbers come from another generator (seeds and `np.random.seed` no longer apply),
+    the result is a tensor rather than a Python or NumPy number, and the default dtype
+    differs (`float32` instead of `float64`; `randint` gets `dtype=tf.int64`, or
+    `tf.int32` for Python's `random`).
+
     ## References
     - [Random number generation](https://www.tensorflow.org/guide/random_numbers)
     - [tensorflow/tensorflow#60848](https://github.com/tensorflow/tensorflow/issues/60848)
@@ -369,6 +413,25 @@ import tensorflow as tf
 ds = tf.data.Dataset.range(4)
 ds = ds.map(lambda x: x + np.random.randint(0, 1000))  # TFL103
 ''',
+    )
+    FIXED = (
+        (0, '''import random
+import numpy as np
+import tensorflow as tf
+
+@tf.function
+def augment(x):
+    noise = tf.random.normal([])  # TFL103
+    if tf.random.uniform([]) < 0.5:  # TFL103
+        x = tf.image.flip_left_right(x)
+    return x + noise
+'''),
+        (1, '''import numpy as np
+import tensorflow as tf
+
+ds = tf.data.Dataset.range(4)
+ds = ds.map(lambda x: x + tf.random.uniform([], minval=0, maxval=1000, dtype=tf.int64))  # TFL103
+'''),
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:

@@ -155,6 +155,39 @@ b = resize(tf.zeros([1, 8, 8, 3]), 64)  # TFL401
 c = resize(tf.zeros([1, 8, 8, 3]), 128)  # TFL401
 ''',
     )
+    FIXED = (
+        (0, '''import tensorflow as tf
+
+@tf.function
+def train_step(x, step):
+    return x * tf.cast(step, tf.float32)
+
+for epoch in range(100):
+    train_step(tf.constant(1.0), tf.constant(epoch))  # TFL401
+'''),
+        (1, '''import tensorflow as tf
+
+@tf.function
+def f(x, lr):
+    return x * lr
+
+def run(batches):
+    step = 0
+    for batch in batches:
+        f(batch, tf.constant(0.1 * step))  # TFL401
+        step += 1
+'''),
+        (2, '''import tensorflow as tf
+
+@tf.function
+def resize(x, size):
+    return tf.image.resize(x, [size, size])
+
+a = resize(tf.zeros([1, 8, 8, 3]), tf.constant(32))  # TFL401
+b = resize(tf.zeros([1, 8, 8, 3]), tf.constant(64))  # TFL401
+c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
+'''),
+    )
 
     def finish(self) -> None:
         sem = self.sem

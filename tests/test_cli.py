@@ -78,7 +78,7 @@ def test_exit_zero(project: Path, run) -> None:
 def test_quiet_drops_the_summary_not_the_findings(project: Path, run) -> None:
     write(project, "a.py", BAD_SRC)
     loud = run("check", "a.py")
-    assert loud.err == "Found 1 finding in 1 file (1 checked).\n"
+    assert loud.err == "Found 1 finding in 1 file (1 checked).\n[*] 1 fixable with `tflint check --fix`.\n"
     quiet = run("check", "-q", "a.py")
     assert quiet.out == loud.out and quiet.err == ""
 

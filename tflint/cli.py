@@ -48,6 +48,11 @@ class FileResult:
     error: str | None = None
     #: physical lines, only for ``--show-source``
     lines: list[str] | None = None
+    #: ``--fix`` / ``--diff``: fixes applied (or that would be), the unified diff
+    #: (``--diff`` only) and fixes dropped because their result did not parse
+    fixed: int = 0
+    diff: str | None = None
+    fix_problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,9 @@ class CheckOptions:
     settings: Settings
     disable_noqa: bool = False
     show_source: bool = False
+    #: "fix" (write fixed files), "diff" (compute the diff, write nothing) or None
+    fix_mode: str | None = None
+    unsafe_fixes: bool = False
 
 
 def _decode_for_noqa(data: bytes) -> str:
@@ -81,6 +89,8 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         data = files.read_source(path)
     except OSError as e:
         return FileResult(path, error=f"cannot read file: {e.strerror or e}")
+    if opts.fix_mode is not None:
+        return fix_file(path, data, opts)
     try:
         settings = opts.settings
         diags = lint_source(data, path, settings)
@@ -103,6 +113,59 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return FileResult(path, diags, lines=lines)
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def _file_settings(path: str, settings: Settings) -> Settings:
+    """``settings`` with the file's per-file-ignores added to ``ignore``."""
+    import dataclasses
+
+    from tflint import files
+
+    if not settings.per_file_ignores:
+        return settings
+    extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
+    return dataclasses.replace(settings, ignore=list(settings.ignore) + extra) if extra else settings
+
+
+def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
+    """``--fix``: fix the file and write it back atomically if it changed; ``--diff``:
+    only compute the unified diff. The result carries the findings left after fixing
+    (noqa and per-file-ignores applied: silenced findings are not fixed either)."""
+    from tflint import files, noqa
+    from tflint.engine import fix_source
+
+    try:
+        result = fix_source(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
+                            noqa=not opts.disable_noqa)
+        new = result.source
+        assert isinstance(new, bytes)
+        out = FileResult(path, list(result.diagnostics), fixed=result.applied,
+                         fix_problems=list(result.problems))
+        if new != data:
+            if opts.fix_mode == "diff":
+                out.diff = _unified_diff(path, _decode_for_noqa(data), _decode_for_noqa(new))
+            else:
+                try:
+                    files.write_atomic(path, new)
+                except OSError as e:
+                    out.error = f"cannot write the fixed file: {e.strerror or e}"
+                    out.fixed = 0
+                    return out
+        if opts.show_source and out.diagnostics:
+            out.lines = noqa.source_lines(_decode_for_noqa(new))
+        return out
+    except Exception as e:  # a bug here must not lose the other files' results
+        return FileResult(path, error=f"internal error while fixing: {type(e).__name__}: {e}")
+
+
+def _unified_diff(path: str, old: str, new: str) -> str:
+    import difflib
+
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    lines = list(difflib.unified_diff(a, b, fromfile=path, tofile=path))
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
+                   for line in lines)
 
 
 def _check_worker(item: tuple[str, CheckOptions]) -> FileResult:
@@ -243,6 +306,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAMES",
         help="decorators that wrap a function in tf.function (comma separated)",
     )
+    g = check.add_argument_group("fixes")
+    g.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply safe fixes and write the files (atomically, only when changed); "
+        "the findings left are reported",
+    )
+    g.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, apply unsafe fixes too (they may change behaviour); "
+        "marks fixable findings with [*] in text output",
+    )
+    g.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff and write nothing; exit 1 if there "
+        "would be changes",
+    )
     g = check.add_argument_group("files")
     g.add_argument(
         "--exclude",
@@ -349,28 +431,44 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     diagnostics: list[Diagnostic] = []
     sources: dict[str, list[str]] = {}
+    diffs: list[str] = []
+    fixed = fixed_files = 0
     if found.files:
         jobs = args.jobs or (os.cpu_count() or 1)
         progress = not args.quiet and len(found.files) >= PROGRESS_MIN_FILES and _isatty(sys.stderr)
-        opts = CheckOptions(settings, disable_noqa=args.disable_noqa, show_source=args.show_source)
+        fix_mode = "diff" if args.diff else ("fix" if args.fix else None)
+        opts = CheckOptions(settings, disable_noqa=args.disable_noqa, show_source=args.show_source,
+                            fix_mode=fix_mode, unsafe_fixes=args.unsafe_fixes)
         for r in run_files(found.files, opts, jobs=jobs, progress=progress):
             if r.error is not None:
                 _err(f"{r.path}: error: {r.error}")
                 read_errors.append((r.path, r.error))
                 status_error = True
+            for problem in r.fix_problems:
+                _err(f"warning: {problem}")
+            if r.diff:
+                diffs.append(r.diff)
+            fixed += r.fixed
+            fixed_files += 1 if r.fixed else 0
             diagnostics.extend(r.diagnostics)
             if r.lines is not None:
                 sources[r.path] = r.lines
     elif not found.missing and not found.unreadable:
         return 0  # nothing to check: say nothing
 
+    if args.diff:
+        return _report_diff(args, diffs, fixed, status_error)
+
+    from tflint.engine import fixable
     from tflint.output import format_statistics, render
 
+    show_fixable = args.fix or args.unsafe_fixes
     report = render(
         args.output_format,
         diagnostics,
         errors=read_errors,
         sources=sources if args.show_source else None,
+        fixable=(lambda d: fixable(d, args.unsafe_fixes)) if show_fixable else None,
     )
     stats = format_statistics(diagnostics) if args.statistics else ""
     try:
@@ -378,17 +476,51 @@ def cmd_check(args: argparse.Namespace) -> int:
     except OSError as e:
         _err(f"tflint: error: cannot write {args.output_file}: {e.strerror or e}")
         return 2
+    if args.fix and not args.quiet and args.output_format == "text":
+        _err(f"Fixed {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}; "
+             f"{_n(len(diagnostics), 'finding')} remaining.")
     if diagnostics and not args.quiet and args.output_format == "text":
         n_files = len({d.path for d in diagnostics})
         _err(
             f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
             f"in {n_files} file{'s' if n_files != 1 else ''} ({len(found.files)} checked)."
         )
+        safe = sum(1 for d in diagnostics if fixable(d, False))
+        unsafe = sum(1 for d in diagnostics if fixable(d, True)) - safe
+        hint = []
+        if args.unsafe_fixes and safe + unsafe:
+            hint.append(f"[*] {safe + unsafe} fixable with `tflint check --fix --unsafe-fixes`.")
+        elif safe:
+            hint.append(f"[*] {safe} fixable with `tflint check --fix`.")
+        if unsafe and not args.unsafe_fixes:
+            hint.append(f"({unsafe} more with `--unsafe-fixes`: they may change behaviour.)")
+        if hint:
+            _err(" ".join(hint))
     if status_error:
         return 2
     if diagnostics and not args.exit_zero:
         return 1
     return 0
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _report_diff(args: argparse.Namespace, diffs: list[str], fixed: int, status_error: bool) -> int:
+    """``--diff``: the diffs on stdout (or ``--output-file``), a count on stderr; exit 1
+    when a file would change, 2 on errors, else 0."""
+    text = "".join(diffs)
+    try:
+        _emit(args, text, "") if args.output_file else sys.stdout.write(text)
+    except OSError as e:
+        _err(f"tflint: error: cannot write {args.output_file}: {e.strerror or e}")
+        return 2
+    if not args.quiet and diffs:
+        _err(f"Would fix {_n(fixed, 'finding')} in {_n(len(diffs), 'file')}.")
+    if status_error:
+        return 2
+    return 1 if diffs else 0
 
 
 def _emit(args: argparse.Namespace, report: str, stats: str) -> None:

@@ -149,3 +149,30 @@ def per_file_ignored_codes(path: str, per_file_ignores: dict[str, list[str]]) ->
         if matches(path, [pattern]):
             codes.extend(pattern_codes)
     return codes
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace the file's contents with ``data`` all at once: write a temporary file in
+    the same folder, flush it to disk, give it the file's mode, then ``os.replace`` it
+    over the file (atomic on POSIX and Windows). A failure at any point leaves the
+    original untouched and removes the temporary file. A symlink is followed: its
+    target is replaced, the link stays a link."""
+    import tempfile
+
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target) or "."
+    mode = os.stat(target).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".", suffix=".tflint-tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -63,7 +63,12 @@ def resolve(fix: NodeFix, sem: "SemanticModel") -> Fix:
     edits: list[Edit] = []
     for e in fix.edits:
         rng = sem.position(e.node)
-        text = e.replacement if isinstance(e.replacement, str) else module.code_for_node(_strip_parens(e.replacement))
+        if isinstance(e.replacement, str):
+            text = e.replacement
+        else:
+            text = _render(module, _strip_parens(e.replacement), "")
+            if "\n" in text or "\r" in text:
+                text = _render(module, _strip_parens(e.replacement), _block_indent(sem, e.node, rng))
         if e.before:
             edits.append(Edit(rng.start.line, rng.start.column, rng.start.line, rng.start.column, text))
         else:
@@ -71,6 +76,45 @@ def resolve(fix: NodeFix, sem: "SemanticModel") -> Fix:
     for stmt in fix.imports:
         edits.append(import_edit(sem, stmt))
     return Fix(fix.title, Applicability.SAFE if fix.safe else Applicability.UNSAFE, tuple(edits))
+
+
+def _render(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
+    """``module.code_for_node(node)`` as if ``node`` sat in a block indented by
+    ``indent``: libcst stores the indentation of continuation lines relative to the
+    enclosing block, which a detached node has lost."""
+    from libcst._nodes.internal import CodegenState
+
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+    if indent:
+        state.indent_tokens.append(indent)
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
+def _block_indent(sem: "SemanticModel", node: cst.CSTNode, rng) -> str:
+    """The indentation of the block around ``node``: the one under which the original
+    node renders to exactly its text in the file (tried: the leading whitespace of the
+    node's line and of the lines above it)."""
+    cache = sem.__dict__.setdefault("_fix_text", {})
+    if "lines" not in cache:
+        cache["lines"] = sem.module.code.splitlines(keepends=True)
+    lines: list[str] = cache["lines"]
+    first, last = rng.start.line, rng.end.line
+    if last > len(lines):
+        return ""
+    chunk = "".join(lines[first - 1:last])
+    original = chunk[rng.start.column:len(chunk) - len(lines[last - 1]) + rng.end.column]
+    old = _strip_parens(node)
+    seen: list[str] = []
+    for ln in range(first, max(0, first - 200), -1):
+        line = lines[ln - 1]
+        ws = line[:len(line) - len(line.lstrip(" \t"))]
+        if ws in seen or not line.strip():
+            continue
+        seen.append(ws)
+        if _render(sem.module, old, ws) == original:
+            return ws
+    return seen[0] if seen else ""
 
 
 def import_edit(sem: "SemanticModel", stmt: str) -> Edit:
@@ -222,3 +266,75 @@ def _elem_commas(elems: list[cst.Element]) -> list[cst.Element]:
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(elems) - 1 else cst.MaybeSentinel.DEFAULT
         out.append(e.with_changes(comma=comma))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Fix builders for the catalogue rules (called from their report() calls)
+
+_ASSERTS = {
+    cst.GreaterThan: "assert_greater",
+    cst.GreaterThanEqual: "assert_greater_equal",
+    cst.LessThan: "assert_less",
+    cst.LessThanEqual: "assert_less_equal",
+    cst.Equal: "assert_equal",
+    cst.NotEqual: "assert_none_equal",
+}
+
+
+def assert_to_tf_debugging(rule, node: cst.Assert, ctx: "Ctx") -> NodeFix | None:
+    """``assert a > b, msg`` -> ``tf.debugging.assert_greater(a, b, message=msg)`` for a
+    single comparison (unsafe: the check now runs in the graph, on every call, and
+    raises ``InvalidArgumentError`` instead of ``AssertionError``)."""
+    test = node.test
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    target = test.comparisons[0]
+    name = _ASSERTS.get(type(target.operator))
+    if name is None:
+        return None
+    tf_mod = tensorflow_module(rule.sem, ctx)
+    if tf_mod is None:
+        return None
+    alias, imports = tf_mod
+    args = [cst.Arg(_strip_parens(test.left)), cst.Arg(_strip_parens(target.comparator))]  # type: ignore[arg-type]
+    if node.msg is not None:
+        args.append(kwarg("message", node.msg))
+    new = call(f"{alias}.debugging.{name}", args)
+    return rule.replace(node, new, safe=False, imports=imports, title=f"Use `{alias}.debugging.{name}`")
+
+
+def builtin_max_min_to_tf(rule, node: cst.Call, name: str, ctx: "Ctx") -> NodeFix | None:
+    """``max(a, b)`` / ``min(a, b)`` of tensors -> ``tf.maximum(a, b)`` /
+    ``tf.minimum(a, b)`` (unsafe: broadcasting and dtype rules of TensorFlow apply)."""
+    if name not in ("max", "min") or len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
+        return None
+    tf_mod = tensorflow_module(rule.sem, ctx)
+    if tf_mod is None:
+        return None
+    alias, imports = tf_mod
+    op = f"{alias}.{'maximum' if name == 'max' else 'minimum'}"
+    new = node.with_changes(func=attr(op))
+    return rule.replace(node, new, safe=False, imports=imports, title=f"Use `{op}`")
+
+
+def range_to_tf_range(rule, it: cst.Call, ctx: "Ctx") -> NodeFix | None:
+    """``range(...)`` of a traced Python loop -> ``tf.range(...)``; a static dimension
+    ``x.shape[i]`` in the bound becomes ``tf.shape(x)[i]`` (unsafe: the loop variable
+    becomes a tensor, Python lists indexed or appended in the body break)."""
+    if any(a.keyword is not None or a.star for a in it.args):
+        return None
+    tf_mod = tensorflow_module(rule.sem, ctx)
+    if tf_mod is None:
+        return None
+    alias, imports = tf_mod
+    args = [a.with_changes(value=_dynamic_dim(a.value, alias)) for a in it.args]
+    new = it.with_changes(func=attr(f"{alias}.range"), args=args)
+    return rule.replace(it, new, safe=False, imports=imports, title=f"Use `{alias}.range`")
+
+
+def _dynamic_dim(e: cst.BaseExpression, alias: str) -> cst.BaseExpression:
+    """``x.shape[i]`` -> ``tf.shape(x)[i]``; anything else unchanged."""
+    if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Attribute) and e.value.attr.value == "shape" \
+            and not e.value.lpar:
+        return e.with_changes(value=call(f"{alias}.shape", [cst.Arg(e.value.value)]))
+    return e

@@ -11,7 +11,7 @@ import json
 import os
 import urllib.parse
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from tflint.diagnostics import Diagnostic, Severity
 
@@ -45,14 +45,18 @@ def rule_url(code: str) -> str:
 
 
 def format_text(
-    diagnostics: Iterable[Diagnostic], sources: dict[str, list[str]] | None = None
+    diagnostics: Iterable[Diagnostic],
+    sources: dict[str, list[str]] | None = None,
+    fixable: Callable[[Diagnostic], bool] | None = None,
 ) -> str:
     """flake8's default format, ``path:line:col: CODE message``. With ``sources``
     (path -> lines), each finding is followed by its source line and a caret, as
-    flake8's ``--show-source`` prints it."""
+    flake8's ``--show-source`` prints it. With ``fixable`` (``--fix``,
+    ``--unsafe-fixes``), findings it accepts get ruff's ``[*]`` mark after the code."""
     out: list[str] = []
     for d in diagnostics:
-        out.append(f"{d.path}:{d.line}:{d.column + 1}: {d.code} {d.message}")
+        mark = "[*] " if fixable is not None and fixable(d) else ""
+        out.append(f"{d.path}:{d.line}:{d.column + 1}: {d.code} {mark}{d.message}")
         if sources is not None:
             lines = sources.get(d.path) or []
             if 0 < d.line <= len(lines):
@@ -166,6 +170,34 @@ def _artifact_uri(path: str) -> dict[str, str]:
     return {"uri": urllib.parse.quote(path.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
 
 
+def _sarif_fix(d: Diagnostic) -> dict[str, Any]:
+    """A SARIF ``fix``: one artifact change with a replacement per edit (1-based
+    columns; an insertion is an empty deleted region). SARIF has no notion of fix
+    safety: it goes in the fix's property bag."""
+    assert d.fix is not None
+    return {
+        "description": {"text": d.fix.title},
+        "artifactChanges": [
+            {
+                "artifactLocation": _artifact_uri(d.path),
+                "replacements": [
+                    {
+                        "deletedRegion": {
+                            "startLine": e.line,
+                            "startColumn": e.column + 1,
+                            "endLine": e.end_line,
+                            "endColumn": e.end_column + 1,
+                        },
+                        "insertedContent": {"text": e.content},
+                    }
+                    for e in d.fix.edits
+                ],
+            }
+        ],
+        "properties": {"applicability": d.fix.applicability.value},
+    }
+
+
 def format_sarif(
     diagnostics: Sequence[Diagnostic],
     errors: Sequence[tuple[str, str]] = (),
@@ -195,6 +227,8 @@ def format_sarif(
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
+        if d.fix is not None and d.fix.edits:
+            result["fixes"] = [_sarif_fix(d)]
         results.append(result)
     invocation: dict[str, Any] = {"executionSuccessful": not errors}
     if errors:
@@ -262,9 +296,10 @@ def render(
     diagnostics: Sequence[Diagnostic],
     errors: Sequence[tuple[str, str]] = (),
     sources: dict[str, list[str]] | None = None,
+    fixable: Callable[[Diagnostic], bool] | None = None,
 ) -> str:
     if fmt == "text":
-        return format_text(diagnostics, sources)
+        return format_text(diagnostics, sources, fixable)
     if fmt == "json":
         return format_json(diagnostics)
     if fmt == "sarif":
