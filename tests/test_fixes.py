@@ -11,7 +11,6 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tests.conftest import write
 from tflint import engine, files
 from tflint.config import Settings
 from tflint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
@@ -20,6 +19,14 @@ from tflint.registry import all_rules
 from tflint.rule import Rule
 
 RULES = all_rules()
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    p = root / rel
+    p.write_text(text)
+    return p
+
+
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 
