@@ -11,6 +11,7 @@ bottom of the file).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -241,6 +242,10 @@ class SemanticModel:
     _fn_by_node: dict[int, FunctionInfo] = field(default_factory=dict)
     classes_by_node: dict[int, ClassInfo] = field(default_factory=dict)
     _tensor_cache: dict[tuple[int, str], bool] = field(default_factory=dict)
+    #: a function whose parameters are judged as tensors although it is not traced (see
+    #: :meth:`params_as_tensors`), and the caches kept for each such function
+    _params_fn: FunctionInfo | None = None
+    _params_caches: dict[int, dict[tuple[int, str], bool]] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- name resolution
 
@@ -282,10 +287,13 @@ class SemanticModel:
         """CodeRange of a node; computed for the whole file on first use only, so files
         without findings never pay for it."""
         if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
+            from libcst.metadata import PositionProvider
 
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
+            # the provider's code generation alone: MetadataWrapper would first walk the
+            # whole tree with a visitor, which costs as much again
+            provider = PositionProvider()
+            provider._gen_impl(self.module)
+            self._positions = provider._computed
         return self._positions[node]  # type: ignore[index]
 
     def line_of(self, node: cst.CSTNode) -> int:
@@ -427,6 +435,19 @@ class SemanticModel:
                 return any(self.is_tensor(a.value, fn, d) for a in call.args)
         return False
 
+    @contextlib.contextmanager
+    def params_as_tensors(self, fn: FunctionInfo) -> Iterator[None]:
+        """Within the block, :meth:`is_tensor` judges the parameters of ``fn`` as it judges
+        those of traced functions, although ``fn`` is not traced: Keras 3 runs
+        ``Layer.call`` on symbolic tensors without AutoGraph. Answers are cached apart."""
+        saved = self._params_fn, self._tensor_cache
+        self._params_fn = fn
+        self._tensor_cache = self._params_caches.setdefault(id(fn), {})
+        try:
+            yield
+        finally:
+            self._params_fn, self._tensor_cache = saved
+
     def _name_is_tensor(self, name: str, fn: FunctionInfo, d: int) -> bool:
         key = (id(fn), name)
         hit = self._tensor_cache.get(key)
@@ -437,13 +458,13 @@ class SemanticModel:
         owner = next((f for f in fn.scope_chain() if name in f.param_names or name in f.bound), None)
         if owner is not None:
             if name in owner.param_names and name not in owner.assigns:
-                result = owner.traced and self._param_is_tensor(owner, name)
+                result = (owner.traced or owner is self._params_fn) and self._param_is_tensor(owner, name)
             else:
                 result = any(self.is_tensor(v, owner, d) for v in owner.assigns.get(name, ()))
                 if not result and name in owner.loop_targets:
                     result = any(self.iterates_tensors(it, owner, d) for it in owner.loop_targets[name])
                 if not result and name in owner.param_names:
-                    result = owner.traced and self._param_is_tensor(owner, name)
+                    result = (owner.traced or owner is self._params_fn) and self._param_is_tensor(owner, name)
         self._tensor_cache[key] = result
         return result
 
