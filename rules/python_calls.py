@@ -232,7 +232,10 @@ class PythonIoOrClock(Rule):
 
     ## What it does
     Flags `time.time()`, `datetime.now()`, `os.environ[...]`, `os.getenv(...)`, `open(...)`,
-    `input(...)`, `uuid.uuid4()` and similar Python calls inside traced code.
+    `input(...)`, `uuid.uuid4()` and similar Python calls inside traced code. A clock read
+    is flagged when its value reaches the graph (returned, or passed to a TensorFlow op,
+    directly or through local names); timing the Python work of the trace itself and
+    logging the duration is deliberate and is not flagged.
 
     ## Why is this bad?
     They run once, while TensorFlow traces the function. Their result is baked into the
@@ -285,6 +288,17 @@ start = time.time()
 step(tf.constant(1.0))
 print(time.time() - start)
 ''',
+        '''import logging
+import time
+import tensorflow as tf
+
+@tf.function
+def step(x):
+    start = time.time()
+    y = tf.nn.relu(x)
+    logging.info("built in %.3f s", time.time() - start)   # times the trace itself
+    return y
+''',
     )
     INVALID = (
         '''import os
@@ -314,13 +328,48 @@ dataset = tf.data.Dataset.range(10).map(stamp)
                 self.report(node, self.MESSAGE.format(what=f"{name}()"), ctx=ctx)
                 return
         for q in sem.qualified(node.func):
-            if q in _CLOCKS or q in _IO:
+            if q in _IO or q in _CLOCKS and _clock_reaches_graph(sem, node, ctx):
                 self.report(node, self.MESSAGE.format(what=q + "()"), ctx=ctx)
                 return
 
     def visit_Subscript(self, node: cst.Subscript, ctx: Ctx) -> None:
         if self.sem.resolves_to(node.value, {"os.environ"}):
             self.report(node, self.MESSAGE.format(what="os.environ[...]"), ctx=ctx)
+
+
+def _clock_reaches_graph(sem, call: cst.Call, ctx: Ctx) -> bool:
+    """Does the value of a clock read end up in the graph: returned, or given to a
+    TensorFlow op, directly or through local names? Reads used only for Python-side
+    timing of the trace (durations logged or sent to metrics) are deliberate."""
+    fn = ctx.fn
+    if fn is None:
+        return True
+    tainted: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, values in fn.assigns.items():
+            if name not in tainted and any(_mentions(v, call, tainted) for v in values):
+                tainted.add(name)
+                changed = True
+    if any(_mentions(r, call, tainted) for r in fn.returns):
+        return True
+    for other, _ in fn.calls:
+        if other is not call and sem.qualified_startswith(other.func, ("tensorflow.", "keras.")) and \
+                any(_mentions(a.value, call, tainted) for a in other.args):
+            return True
+    # an argument of the call that contains it: e.g. tf.constant(time.time())
+    return False
+
+
+def _mentions(expr: cst.CSTNode, call: cst.Call, names: set[str]) -> bool:
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if n is call or isinstance(n, cst.Name) and n.value in names:
+            return True
+        stack.extend(n.children)
+    return False
 
 
 _RNG_NOT_SAMPLING = frozenset({"RandomState", "default_rng", "Generator", "SeedSequence", "PCG64", "PCG64DXSM",
@@ -610,5 +659,5 @@ ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(parse)
         q = sem.qualified_startswith(node.func, ("numpy.",))
         if q is None or q.startswith("numpy.random."):
             return
-        if any(sem.is_tensor(a.value, ctx.fn) for a in node.args):
+        if any(sem.is_tensor(a.value, ctx.fn) for a in node.args) and not sem.in_type_dispatch(ctx):
             self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1)), ctx=ctx)

@@ -99,6 +99,8 @@ class FunctionInfo:
     #: (call node, ctx) of every call made directly in this function
     calls: list[tuple[cst.Call, "Ctx"]] = field(default_factory=list)
     nested: list["FunctionInfo"] = field(default_factory=list)
+    #: values of the function's ``return`` statements
+    returns: list[cst.BaseExpression] = field(default_factory=list)
     #: name -> iterables of the ``for`` loops that bind it (loop targets)
     loop_targets: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     # -- filled by finalize()
@@ -401,7 +403,7 @@ class SemanticModel:
     def _call_is_tensor(self, call: cst.Call, fn: FunctionInfo | None, d: int) -> bool:
         func = call.func
         for q in self.qualified(func):
-            if q.startswith("tensorflow.nest."):
+            if q.startswith(("tensorflow.nest.", "tensorflow.python.util.nest.")):
                 # structure utilities: a tensor only if what they map or pack is one
                 if q.endswith("map_structure") and call.args and isinstance(call.args[0].value, cst.Lambda):
                     lam = self.function_of(call.args[0].value)
@@ -422,8 +424,9 @@ class SemanticModel:
                 return False
             if func.value in ("abs", "max", "min", "sum", "round", "pow"):
                 return any(self.is_tensor(a.value, fn, d) for a in call.args)
-            # a user function given a tensor most likely returns one
-            return any(self.is_tensor(a.value, fn, d) for a in call.args)
+            # a user function given a tensor (positionally: ``name=`` and other options
+            # say nothing) most likely returns one
+            return any(self.is_tensor(a.value, fn, d) for a in call.args if a.keyword is None)
         if isinstance(func, cst.Attribute):
             meth = func.attr.value
             if meth in _NON_TENSOR_METHODS:
@@ -542,6 +545,22 @@ class SemanticModel:
             return fn.via_guard  # only ever called under a guard: `if self.x is None: self._make_x()`
         return None
 
+    def in_type_dispatch(self, ctx: Ctx) -> bool:
+        """Is ``ctx`` inside an ``if`` that checks the type of a value (``isinstance``,
+        ``tf.is_tensor``, ``tensor_util.is_tf_type``, ``hasattr``)? Such code handles
+        tensors and Python values in separate branches, and the tensor judgement, which
+        does not follow the narrowing, must not be trusted there."""
+        for c in ctx.within_function():
+            if isinstance(c.node, (cst.If, cst.IfExp)) and c.field in ("body", "orelse"):
+                test = c.node.test
+                for n in _subexpressions(test):
+                    if isinstance(n, cst.Call):
+                        last = (dotted_name(n.func) or "").rsplit(".", 1)[-1]
+                        if last in ("isinstance", "is_tensor", "is_tf_type", "hasattr", "is_symbolic_tensor",
+                                    "is_keras_tensor", "is_sparse", "is_ragged"):
+                            return True
+        return False
+
     def in_py_function_arg(self, ctx: Ctx) -> bool:
         for c in ctx.within_function():
             if isinstance(c.node, cst.Call) and c.field == "args" and self.resolves_to(c.node.func, PY_FUNCTION_NAMES):
@@ -648,6 +667,15 @@ _PYTHON_PARAM_NAMES = frozenset({"training", "mode", "name", "axis", "config", "
                                  "padding", "activation", "step_fn", "metric", "metrics"})
 _PYTHON_PARAM_SUFFIXES = ("_fn", "_func", "_config", "_name", "_size", "_dim", "_dims", "_rate",
                           "_type", "_mode", "_layer", "_model", "_params", "_shape", "_axis", "_flag")
+
+
+def _subexpressions(e: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``e`` and every node below it (for small expressions only)."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 def _strip_int(e: cst.BaseExpression) -> cst.BaseExpression:
@@ -907,6 +935,10 @@ class _Builder:
         if node.name is not None:
             self._bind(node.name.name, None, ctx)
 
+    def on_return(self, node: cst.Return, ctx: Ctx) -> None:
+        if ctx.fn is not None and node.value is not None:
+            ctx.fn.returns.append(node.value)
+
     def on_call(self, node: cst.Call, ctx: Ctx) -> None:
         self.sem.all_calls.append((node, ctx))
         if ctx.fn is not None:
@@ -929,6 +961,7 @@ _HOOKS: dict[type, Callable] = {
     cst.Nonlocal: _Builder.on_nonlocal,
     cst.ExceptHandler: _Builder.on_except,
     cst.Call: _Builder.on_call,
+    cst.Return: _Builder.on_return,
 }
 
 
