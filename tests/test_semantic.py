@@ -288,3 +288,38 @@ def test_rebound_globals() -> None:
     """)
     assert m.is_rebound_global("SCALE") and m.is_rebound_global("counter")
     assert not m.is_rebound_global("CONST")
+
+
+def test_params_as_tensors_for_an_untraced_function() -> None:
+    """Keras 3 ``Layer.call`` is not traced code, yet its inputs are symbolic tensors:
+    inside ``params_as_tensors`` its parameters are judged as a traced function's are,
+    with a cache of their own, and the ordinary answer comes back afterwards."""
+    m = model("""
+    import tensorflow as tf
+
+    class Gate(tf.keras.layers.Layer):
+        def call(self, x, training=None):
+            y = x * 2
+            return y
+    """)
+    fn = next(f for f in m.functions if f.name == "call")
+    assert not fn.traced
+    assert not m.is_tensor(cst.Name("y"), fn)
+    with m.params_as_tensors(fn):
+        assert m.is_tensor(cst.Name("x"), fn) and m.is_tensor(cst.Name("y"), fn)
+        assert not m.is_tensor(cst.Name("training"), fn) and not m.is_tensor(cst.Name("self"), fn)
+    assert not m.is_tensor(cst.Name("x"), fn) and not m.is_tensor(cst.Name("y"), fn)
+
+
+def test_compat_v2_py_function_body_is_not_traced() -> None:
+    src = """
+    import tensorflow.compat.v2 as tf
+
+    def grab(indices):
+        def py_method(ind):
+            return ind.numpy()
+        return tf.py_function(py_method, [indices], tf.int64)
+
+    ds = tf.data.Dataset.range(4).map(grab)
+    """
+    assert traced(src) == {"grab"}

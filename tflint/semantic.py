@@ -38,6 +38,8 @@ PY_FUNCTION_NAMES = frozenset(
         "tensorflow.compat.v1.py_func",
         "tensorflow.compat.v1.py_function",
         "tensorflow.compat.v1.numpy_function",
+        "tensorflow.compat.v2.py_function",
+        "tensorflow.compat.v2.numpy_function",
         "tensorflow.python.ops.script_ops.py_func",
         "tensorflow.python.ops.script_ops.eager_py_func",
         "tensorflow.python.ops.script_ops.numpy_function",

@@ -1,0 +1,993 @@
+"""Python conversions of symbolic tensors: `.numpy()`, Python `bool`, Python iteration,
+`math.*` — each needs a concrete value that a tensor does not have while tracing."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from tflint import fixes
+from tflint.diagnostics import Severity
+from tflint.rule import Rule
+from tflint.semantic import TF_FUNCTION_NAMES, Ctx, FunctionInfo, SemanticModel, dotted_name
+
+from tflint.rules.python_calls import _builtin
+
+_COMP_TYPES = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_EAGER_CHECKS = ("executing_eagerly", "inside_function", "executing_eagerly_outside_functions")
+
+#: TensorFlow functions that return a Python list/tuple of tensors, not one tensor
+_TF_LIST_FUNCS = frozenset({"unstack", "split", "meshgrid", "dynamic_partition", "gradients", "shape_n",
+                            "trainable_variables", "global_variables", "local_variables", "get_collection",
+                            "moving_average_variables", "model_variables", "unique", "unique_with_counts",
+                            "moments", "top_k", "while_loop", "cond", "case", "switch_case", "map_fn",
+                            "py_function", "numpy_function", "py_func", "eigh", "svd", "qr", "lu",
+                            "decode_csv", "identity_n", "tuple", "group", "batch_jacobian", "jacobian",
+                            "weighted_moments", "sufficient_statistics", "normalize_moments",
+                            "nonzero", "unravel_index", "split_v", "unstack_v", "get_variables",
+                            "list_files", "glob", "listdir", "walk", "list_physical_devices",
+                            "list_logical_devices"})
+#: TensorFlow ops that certainly return a single tensor (unpacking one iterates it)
+_TF_SINGLE_OPS = frozenset({"shape", "stack", "concat", "reshape", "cast", "range", "constant",
+                            "convert_to_tensor", "transpose", "squeeze", "expand_dims", "tile", "gather",
+                            "gather_nd", "one_hot", "argmax", "argmin", "matmul", "zeros", "ones", "fill",
+                            "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+                            "zeros_like", "ones_like", "abs", "exp", "sqrt", "square", "add", "multiply",
+                            "subtract", "divide", "clip_by_value", "boolean_mask", "slice",
+                            "strided_slice", "sort", "argsort", "cumsum", "size", "rank"})
+_BOOL_BUILTINS = ("max", "min", "any", "all", "sorted")
+
+
+# ---------------------------------------------------------------------------------------
+# Shared judgements
+
+
+def tf_function_name(sem: SemanticModel, func: cst.BaseExpression) -> str | None:
+    """``unstack`` for ``tf.unstack`` / ``tf.compat.v1.unstack`` / ``tf.math.top_k``..."""
+    for q in sem.qualified(func):
+        if q.startswith(("tensorflow.", "keras.ops.")):
+            return q.rsplit(".", 1)[-1]
+    return None
+
+
+_OP_FAMILIES = frozenset({"math", "linalg", "nn", "image", "signal", "strings", "random", "sparse", "ragged",
+                          "bitwise", "raw_ops", "audio", "sets", "spectral", "experimental"})
+_NOT_OPS = frozenset({"get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
+                      "ndim", "int_shape", "dtype", "floatx", "epsilon", "learning_phase", "image_data_format",
+                      "is_sparse", "is_keras_tensor", "count_params", "is_tensor", "get_static_value",
+                      "constant_value", "is_symbolic_tensor", "backend", "name_scope", "variable_scope"})
+
+
+def is_op_call(sem: SemanticModel, call: cst.Call) -> bool:
+    """A TensorFlow / Keras op that returns one tensor: ``tf.reduce_sum``, ``tf.math.*``,
+    ``keras.ops.*``, ... — not ``tf.io.gfile``, ``tf.config``, ``tf.nest``, list results."""
+    for q in sem.qualified(call.func):
+        last = q.rsplit(".", 1)[-1]
+        if last in _NOT_OPS or last in _TF_LIST_FUNCS or last.startswith(("get_", "is_", "list_", "make_")):
+            return False
+        if q.startswith(("keras.ops.", "keras.backend.")):
+            return sem.is_tensor(call, None)
+        if q.startswith("tensorflow."):
+            rest = q[len("tensorflow."):]
+            for p in ("compat.v1.", "compat.v2."):
+                if rest.startswith(p):
+                    rest = rest[len(p):]
+            head = rest.split(".")[0]
+            if "." in rest and head not in _OP_FAMILIES:
+                return False
+            return sem.is_tensor(call, None)
+    return False
+
+
+def strong_tensor(sem: SemanticModel, e: cst.BaseExpression, fn: FunctionInfo | None, _arith: bool = False,
+                  _depth: int = 0) -> bool:
+    """A stricter tensor judgement for rules that report errors: a TensorFlow op result, a
+    local bound to one, arithmetic, subscripts and comparisons of those. A parameter (or
+    a name unpacked from one) counts only as an operand of arithmetic or a comparison —
+    its bare truthiness or iteration is usually that of a Python list, dict or None."""
+    if _depth > 10:
+        return False
+    d = _depth + 1
+    if isinstance(e, cst.Name):
+        if fn is None:
+            return False
+        for f in fn.scope_chain():
+            if e.value in f.param_names or e.value in f.bound:
+                # `total = total / 2` keeps what `total` was: judge the other bindings
+                values = [v for v in f.assigns.get(e.value, ()) if not _mentions(v, {e.value})]
+                verdicts = [strong_tensor(sem, v, f, _arith, d) for v in values]
+                if e.value in f.param_names:
+                    verdicts.append((_arith or f.has_input_signature) and sem.is_tensor(e, fn) or
+                                    _annotated_tensor(f, e.value))
+                elif not values:
+                    verdicts.append(_arith and sem.is_tensor(e, fn))
+                return all(verdicts)
+        return False
+    if isinstance(e, cst.Subscript):
+        return strong_tensor(sem, e.value, fn, _arith, d)
+    if isinstance(e, cst.Attribute):
+        return e.attr.value in ("T", "real", "imag") and strong_tensor(sem, e.value, fn, _arith, d)
+    if isinstance(e, cst.BinaryOperation):
+        return strong_tensor(sem, e.left, fn, True, d) or strong_tensor(sem, e.right, fn, True, d)
+    if isinstance(e, cst.UnaryOperation):
+        return not isinstance(e.operator, cst.Not) and strong_tensor(sem, e.expression, fn, True, d)
+    if isinstance(e, cst.Comparison):
+        if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in e.comparisons):
+            return False
+        return strong_tensor(sem, e.left, fn, True, d) or any(
+            strong_tensor(sem, c.comparator, fn, True, d) for c in e.comparisons)
+    if isinstance(e, cst.IfExp):
+        return strong_tensor(sem, e.body, fn, _arith, d) or strong_tensor(sem, e.orelse, fn, _arith, d)
+    if isinstance(e, cst.Call):
+        if sem.qualified(e.func):
+            return is_op_call(sem, e)
+        if _arith and not isinstance(e.func, cst.Name):
+            return sem.is_tensor(e, fn)  # a layer call compared or computed with: self.gate(x) > 0
+        return False
+    return False
+
+
+def _annotated_tensor(fn: FunctionInfo, name: str) -> bool:
+    for p in fn.params:
+        if p.name.value == name and p.annotation is not None:
+            return (dotted_name(p.annotation.annotation) or "").endswith(("tf.Tensor", "tensorflow.Tensor"))
+    return False
+
+
+def condition_is_tensor(sem: SemanticModel, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
+    """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?"""
+    if isinstance(test, cst.BooleanOperation):
+        return condition_is_tensor(sem, test.left, fn) or condition_is_tensor(sem, test.right, fn)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return condition_is_tensor(sem, test.expression, fn)
+    if "is_tensor(" in _code(test) or "isinstance(" in _code(test):
+        return False
+    return strong_tensor(sem, test, fn)
+
+
+_code = cst.Module(body=[]).code_for_node
+
+
+def _mentions(e: cst.CSTNode, names: set[str]) -> bool:
+    stack: list[cst.CSTNode] = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and n.value in names:
+            return True
+        if isinstance(n, cst.Attribute):
+            stack.append(n.value)  # the attribute name is not a variable
+            continue
+        stack.extend(n.children)
+    return False
+
+
+def _decorators_turn_off_autograph(sem: SemanticModel, fn: FunctionInfo) -> bool:
+    if not isinstance(fn.node, cst.FunctionDef):
+        return False
+    for d in fn.node.decorators:
+        e = d.decorator
+        call = e if isinstance(e, cst.Call) else None
+        func = e.func if isinstance(e, cst.Call) else e
+        if any(q.endswith("autograph.experimental.do_not_convert") for q in sem.qualified(func)):
+            return True
+        if call is not None and sem.is_tf_function_expr(func) and _autograph_false(call):
+            return True
+    return False
+
+
+def _autograph_false(call: cst.Call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "autograph" and isinstance(a.value, cst.Name)
+               and a.value.value == "False" for a in call.args)
+
+
+def autograph_off(sem: SemanticModel, fn: FunctionInfo | None) -> bool:
+    """Does ``fn`` run traced without AutoGraph: ``@tf.function(autograph=False)``,
+    ``tf.function(f, autograph=False)``, ``@do_not_convert``, or nested in / only called
+    from such a function (AutoGraph converts callees only of converted code)?"""
+    seen: set[int] = set()
+    f = fn
+    while f is not None and id(f) not in seen:
+        seen.add(id(f))
+        if _decorators_turn_off_autograph(sem, f):
+            return True
+        for call, _ in sem.all_calls:
+            if call.args and _autograph_false(call) and sem.resolves_to(call.func, TF_FUNCTION_NAMES):
+                a = call.args[0].value
+                if isinstance(a, cst.Name) and isinstance(f.node, cst.FunctionDef) and a.value == f.name \
+                        and f.cls is None:
+                    return True
+                if isinstance(a, cst.Lambda) and a is f.node:
+                    return True
+        if f.root_reason is not None:
+            return False
+        if f.via is not None:
+            f = f.via[0]
+        elif f.parent is not None and f.parent.traced:
+            f = f.parent
+        else:
+            return False
+    return False
+
+
+def _eager_only_branch(ctx: Ctx) -> bool:
+    """Code guarded by ``if tf.executing_eagerly():`` (or in its ``else`` when negated), or
+    in a ``try`` body: the author knows it may not run in a graph."""
+    for c in ctx.within_function():
+        if isinstance(c.node, (cst.Try,)) and c.field == "body":
+            return True
+        if isinstance(c.node, (cst.If, cst.IfExp)) and c.field in ("body", "orelse"):
+            text = cst.Module(body=[]).code_for_node(c.node.test)
+            if any(w in text for w in _EAGER_CHECKS) or "hasattr(" in text and "numpy" in text:
+                return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------
+# TFL201
+
+
+class NumpyMethodOnTensor(Rule):
+    """`.numpy()` on a tensor in traced code.
+
+    ## What it does
+    Flags `x.numpy()` inside traced code when `x` is a tensor (a parameter of the traced
+    function, the result of a TensorFlow op or a layer call, arithmetic on those) or a
+    metric result (`metric.result().numpy()`). Calls guarded by
+    `if tf.executing_eagerly():` or inside a `try` are left alone, and `tf.py_function`
+    bodies are not traced code.
+
+    ## Why is this bad?
+    While a function is traced, tensors are symbolic and have no value: TensorFlow 2.21
+    raises `AttributeError: 'SymbolicTensor' object has no attribute 'numpy'`. Code that
+    works in eager tests fails as soon as it runs under `tf.function`, in a Keras
+    `train_step`, or in a `tf.data` map function.
+
+    ## Example
+    ```python
+    @tf.function
+    def step(x):
+        pred = model(x)
+        print(pred.numpy())
+        return pred
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def step(x):
+        pred = model(x)
+        tf.print(pred)
+        return pred          # call .numpy() on the result, in eager code
+    ```
+
+    ## References
+    - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
+    - [tensorflow/tensorflow#27491](https://github.com/tensorflow/tensorflow/issues/27491)
+    """
+
+    CODE = "TFL201"
+    NAME = "numpy-method-on-tensor"
+    MESSAGE = "`.numpy()` on a symbolic tensor fails while tracing; use `tf.print` or return the tensor"
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P12",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def step(x):
+    y = x * 2
+    if tf.executing_eagerly():
+        print(y.numpy())          # only runs when the function runs eagerly
+    return y
+
+result = step(tf.constant(1.0)).numpy()   # eager code: fine
+
+def to_numpy(t):
+    return tf.py_function(lambda v: v.numpy() * 2, [t], tf.float32)
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def step(x):
+    y = tf.reduce_sum(x)
+    value = y.numpy()  # TFL201
+    return value
+''',
+        '''import tensorflow as tf
+
+class Model(tf.keras.Model):
+    def train_step(self, data):
+        x, y = data
+        loss = self.compute_loss(y=y, y_pred=self(x))
+        self.loss_tracker.update_state(loss)
+        return {"loss": self.loss_tracker.result().numpy()}  # TFL201
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "numpy") or node.args:
+            return
+        recv = func.value
+        metric = isinstance(recv, cst.Call) and isinstance(recv.func, cst.Attribute) and \
+            recv.func.attr.value == "result" and not recv.args
+        if not metric and not self.sem.is_tensor(recv, ctx.fn):
+            return
+        if _eager_only_branch(ctx):
+            return
+        self.report(node, ctx=ctx)
+
+
+# ---------------------------------------------------------------------------------------
+# TFL202
+
+
+class TensorAsPythonBool(Rule):
+    """A tensor used as a Python `bool` where AutoGraph does not convert it.
+
+    ## What it does
+    Flags, in traced code: `assert <tensor>`; `bool(<tensor>)`; `max`/`min` with a tensor
+    argument (or over a list of tensors); `any`/`all` over a tensor or a list of tensors;
+    `sorted` of a list of tensors; a comprehension `if` clause that is a tensor; and
+    `if`/`while`/conditional expressions on a tensor in functions that run without
+    AutoGraph (`@tf.function(autograph=False)`, `@tf.autograph.experimental.do_not_convert`).
+
+    A Python `if t > 0:` or `while t < n:` in an ordinary `tf.function` body is **not**
+    flagged: AutoGraph turns it into `tf.cond` / `tf.while_loop`. Neither are
+    `a > 0 and b > 0`, `not t`, chained comparisons, `float(t)`, `int(t)`, `len(t)`,
+    `sum([...])`, `sorted(t)` of one tensor, or static tests such as
+    `assert x.shape.rank == 2`, `if mask is None`, `isinstance(...)`.
+
+    ## Why is this bad?
+    A symbolic tensor has no truth value. TensorFlow 2.21 raises
+    `OperatorNotAllowedInGraphError: Using a symbolic tf.Tensor as a Python bool is not
+    allowed` for all of these: AutoGraph converts `if`/`while` statements, but not
+    `assert` (unless `ASSERT_STATEMENTS` is enabled), not the builtins `max`/`min`/`any`/
+    `all`, and not comprehensions.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(a, b):
+        assert tf.reduce_all(a > 0)
+        m = max(a, b)
+        return [i for i in range(3) if a > i]
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(a, b):
+        tf.debugging.assert_positive(a)
+        m = tf.maximum(a, b)
+        return tf.boolean_mask(tf.range(3), a > tf.range(3))
+    ```
+
+    ## Fix safety
+    Two fixes, both unsafe. `assert a > b, msg` with a single comparison becomes
+    `tf.debugging.assert_greater(a, b, message=msg)` (`>=`, `<`, `<=`, `==`, `!=` map to
+    `assert_greater_equal`, `assert_less`, `assert_less_equal`, `assert_equal`,
+    `assert_none_equal`): the check then runs on every call, element-wise, and fails with
+    `InvalidArgumentError` rather than `AssertionError`, and it is not removed by
+    `python -O`. `max(a, b)` / `min(a, b)` of two values becomes `tf.maximum(a, b)` /
+    `tf.minimum(a, b)`, which broadcasts and is element-wise where the builtin compares
+    whole values. Other cases (`bool`, `any`, `all`, `sorted`, comprehensions, `assert` on
+    anything but one comparison) get no fix.
+
+    ## References
+    - [AutoGraph common errors: using a tf.Tensor as a Python bool](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/common_errors.md)
+    - [AutoGraph limitations](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md)
+    """
+
+    CODE = "TFL202"
+    NAME = "tensor-as-python-bool"
+    MESSAGE = "{what}: a symbolic tensor has no Python truth value while tracing; {fix}"
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P11", "P14")
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x, y, mask=None):
+    assert x.shape.rank == 2                  # static: fine
+    assert isinstance(y, tf.Tensor)
+    if mask is None:
+        mask = tf.ones_like(x)
+    if tf.reduce_sum(x) > 0 and y > 0:        # AutoGraph converts this
+        x = x * 2
+    while tf.reduce_max(x) > 10.0:            # ... and this
+        x = x / 2
+    n = int(y) + len(x)                       # converted builtins
+    total = sum([x, y])
+    biggest = max(x.shape[0], 4)              # static values
+    ordered = sorted(tf.reshape(x, [-1]))     # one tensor: AutoGraph sorts it with tf.sort
+    return x * mask, n, total, biggest, ordered
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(a, b):
+    assert tf.reduce_all(a > 0)  # TFL202
+    m = max(a, b)  # TFL202
+    ok = any([a > 0, b > 0])  # TFL202
+    flag = bool(a > b)  # TFL202
+    picked = [i for i in range(3) if a > i]  # TFL202
+    return m, ok, flag, picked
+''',
+        '''import tensorflow as tf
+
+@tf.function(autograph=False)
+def g(x):
+    if x > 0:  # TFL202
+        return x
+    return -x
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def clip(x, lo, hi):
+    assert lo < hi, "empty range"  # TFL202
+    return min(max(x, lo), hi)  # TFL202
+''',
+    )
+    FIXED = (
+        (0, '''import tensorflow as tf
+
+@tf.function
+def f(a, b):
+    assert tf.reduce_all(a > 0)  # TFL202
+    m = tf.maximum(a, b)  # TFL202
+    ok = any([a > 0, b > 0])  # TFL202
+    flag = bool(a > b)  # TFL202
+    picked = [i for i in range(3) if a > i]  # TFL202
+    return m, ok, flag, picked
+'''),
+        (2, '''import tensorflow as tf
+
+@tf.function
+def clip(x, lo, hi):
+    tf.debugging.assert_less(lo, hi, message="empty range")  # TFL202
+    return tf.minimum(tf.maximum(x, lo), hi)  # TFL202
+'''),
+    )
+
+    def visit_Assert(self, node: cst.Assert, ctx: Ctx) -> None:
+        if self._assert_converted(ctx.fn):
+            return
+        if condition_is_tensor(self.sem, node.test, ctx.fn):
+            self.report(node, self.MESSAGE.format(what="`assert` on a tensor",
+                                                  fix="use `tf.debugging.assert_*`"), ctx=ctx,
+                        fix=fixes.assert_to_tf_debugging(self, node, ctx))
+
+    def _assert_converted(self, fn: FunctionInfo | None) -> bool:
+        if fn is None:
+            return False
+        for f in fn.scope_chain():
+            if isinstance(f.node, cst.FunctionDef):
+                for d in f.node.decorators:
+                    if isinstance(d.decorator, cst.Call) and any(
+                            a.keyword is not None and a.keyword.value == "experimental_autograph_options"
+                            for a in d.decorator.args):
+                        return True
+        return False
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        sem, fn = self.sem, ctx.fn
+        name = next((n for n in ("bool",) + _BOOL_BUILTINS if _builtin(sem, node.func, n, ctx)), None)
+        if name is None:
+            return
+        args = [a for a in node.args if a.keyword is None]
+        if not args or any(a.star for a in args):
+            return
+        if name == "bool":
+            hit = len(args) == 1 and strong_tensor(sem, args[0].value, fn)
+            fix = "use the boolean tensor itself, or `tf.cond`"
+        elif name in ("max", "min"):
+            if len(args) == 1:
+                hit = self._holds_tensors(args[0].value, fn)
+            else:
+                hit = any(strong_tensor(sem, a.value, fn, True) for a in args)
+            fix = f"use `tf.{'maximum' if name == 'max' else 'minimum'}` or `tf.reduce_{name}`"
+        elif name in ("any", "all"):
+            v = args[0].value
+            hit = self._holds_tensors(v, fn) or strong_tensor(sem, v, fn)
+            fix = f"use `tf.reduce_{name}`"
+        else:  # sorted: AutoGraph sorts a single tensor with tf.sort, not a list of them
+            hit = self._holds_tensors(args[0].value, fn)
+            fix = "use `tf.sort` on a stacked tensor"
+        if hit:
+            self.report(node, self.MESSAGE.format(what=f"`{name}()` of tensors", fix=fix), ctx=ctx,
+                        fix=fixes.builtin_max_min_to_tf(self, node, name, ctx))
+
+    def _holds_tensors(self, e: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
+        """A list/tuple/set display or a comprehension whose elements are tensors."""
+        if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
+            return any(not isinstance(el, cst.StarredElement) and strong_tensor(self.sem, el.value, fn, True)
+                       for el in e.elements)
+        if isinstance(e, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            targets = _comp_targets(e)
+            return not _mentions(e.elt, targets) and strong_tensor(self.sem, e.elt, fn, True)
+        return False
+
+    def visit_CompIf(self, node: cst.CompIf, ctx: Ctx) -> None:
+        comp = ctx.node if isinstance(ctx.node, _COMP_TYPES) else None
+        if comp is None:
+            return
+        targets = _comp_targets(comp)
+        if _mentions(node.test, targets):
+            hit = _comp_test_is_tensor(self.sem, node.test, comp, ctx.fn)
+        else:
+            hit = condition_is_tensor(self.sem, node.test, ctx.fn)
+        if hit:
+            self.report(node, self.MESSAGE.format(what="comprehension condition on a tensor",
+                                                  fix="use `tf.boolean_mask` or `tf.where`"), ctx=ctx)
+
+    def visit_If(self, node: cst.If, ctx: Ctx) -> None:
+        self._unconverted(node.test, "`if`", ctx)
+
+    def visit_While(self, node: cst.While, ctx: Ctx) -> None:
+        self._unconverted(node.test, "`while`", ctx)
+
+    def visit_IfExp(self, node: cst.IfExp, ctx: Ctx) -> None:
+        self._unconverted(node.test, "conditional expression", ctx)
+
+    def _unconverted(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:
+        if condition_is_tensor(self.sem, test, ctx.fn) and autograph_off(self.sem, ctx.fn):
+            self.report(test, self.MESSAGE.format(what=f"{what} on a tensor without AutoGraph",
+                                                  fix="use `tf.cond` / `tf.while_loop`"), ctx=ctx)
+
+
+def _comp_targets(comp: cst.BaseExpression) -> set[str]:
+    names: set[str] = set()
+    f = getattr(comp, "for_in", None)
+    while f is not None:
+        names |= set(_names(f.target))
+        f = f.inner_for_in
+    return names
+
+
+def _names(t: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(t, cst.Name):
+        yield t.value
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from _names(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from _names(t.value)
+
+
+def _comp_test_is_tensor(sem: SemanticModel, test: cst.BaseExpression, comp: cst.BaseExpression,
+                         fn: FunctionInfo | None) -> bool:
+    """A comprehension condition that uses the comprehension's own targets: a tensor when
+    a target iterates a list of tensors (``tf.unstack(x)``, ``[a, b]``) and the test
+    compares or computes with it."""
+    elems: set[str] = set()
+    f = getattr(comp, "for_in", None)
+    while f is not None:
+        it = f.iter
+        if isinstance(f.target, cst.Name):
+            if isinstance(it, (cst.List, cst.Tuple)) and any(
+                    not isinstance(e, cst.StarredElement) and strong_tensor(sem, e.value, fn, True) for e in it.elements):
+                elems.add(f.target.value)
+            elif isinstance(it, cst.Call) and tf_function_name(sem, it.func) in ("unstack", "split"):
+                elems.add(f.target.value)
+        f = f.inner_for_in
+    targets = _comp_targets(comp)
+
+    def judge(e: cst.BaseExpression) -> bool:
+        if not _mentions(e, targets):
+            return strong_tensor(sem, e, fn, True)
+        if isinstance(e, cst.Name):
+            return e.value in elems
+        if isinstance(e, cst.Subscript):
+            return judge(e.value)
+        if isinstance(e, cst.BinaryOperation):
+            return judge(e.left) or judge(e.right)
+        if isinstance(e, cst.UnaryOperation):
+            return judge(e.expression)
+        if isinstance(e, cst.BooleanOperation):
+            return judge(e.left) or judge(e.right)
+        if isinstance(e, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in e.comparisons):
+                return False
+            return judge(e.left) or any(judge(c.comparator) for c in e.comparisons)
+        if isinstance(e, cst.Call):
+            name = tf_function_name(sem, e.func)
+            return name is not None and name not in _TF_LIST_FUNCS and any(judge(a.value) for a in e.args)
+        return False
+
+    return judge(test)
+
+
+# ---------------------------------------------------------------------------------------
+# TFL203
+
+
+class TensorIterationInComprehension(Rule):
+    """Python iteration over a tensor that AutoGraph does not convert.
+
+    ## What it does
+    Flags, in traced code: a comprehension or generator expression iterating a tensor
+    (`[f(v) for v in x]`); `list(t)`, `tuple(t)`, `set(t)` of a tensor; unpacking the
+    result of a single-tensor op (`b, h, w, c = tf.shape(x)`, `f(*tf.shape(x))`); and
+    `for` statements over a tensor in functions that run without AutoGraph
+    (`autograph=False`, `do_not_convert`).
+
+    A `for v in x:` statement in an ordinary `tf.function` is **not** flagged: AutoGraph
+    turns it into a `tf.while_loop`. Neither is iterating a Python list of tensors
+    (`tf.unstack(x)`, `tf.split(...)`, `tf.nest.flatten(...)`) or a static shape
+    (`x.shape`).
+
+    ## Why is this bad?
+    Only statement loops are converted. Everywhere else Python asks the tensor for its
+    elements, and TensorFlow 2.21 raises `OperatorNotAllowedInGraphError: Iterating over a
+    symbolic tf.Tensor is not allowed` — even when the shape is static.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(x):
+        return tf.stack([v * 2 for v in x])
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(x):
+        return tf.map_fn(lambda v: v * 2, x)   # or a `for v in x:` statement loop
+    ```
+
+    ## References
+    - [AutoGraph common errors: iterating over tf.Tensor](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/common_errors.md)
+    - [tf.map_fn](https://www.tensorflow.org/api_docs/python/tf/map_fn)
+    """
+
+    CODE = "TFL203"
+    NAME = "tensor-iteration-in-comprehension"
+    MESSAGE = "{what} iterates a symbolic tensor, which fails while tracing; {fix}"
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P15",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    total = tf.zeros([])
+    for row in x:                              # statement loop: AutoGraph converts it
+        total += tf.reduce_sum(row)
+    parts = tf.unstack(x)                      # a Python list of tensors
+    doubled = [p * 2 for p in parts]
+    dims = [d for d in x.shape]                # static shape
+    batch = tf.shape(x)[0]
+    return total, tf.stack(doubled), dims, batch
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function(input_signature=[tf.TensorSpec([None, 4, 4, 3], tf.float32)])
+def f(x):
+    doubled = tf.stack([v * 2 for v in x])  # TFL203
+    b, h, w, c = tf.shape(x)  # TFL203
+    rows = list(tf.reduce_sum(x, axis=1))  # TFL203
+    return doubled, b * h * w * c, rows
+''',
+        '''import tensorflow as tf
+
+@tf.function(autograph=False, input_signature=[tf.TensorSpec([3], tf.float32)])
+def total(x):
+    s = 0.0
+    for v in x:  # TFL203
+        s += v
+    return s
+''',
+    )
+
+    def _fix(self) -> str:
+        return "use `tf.map_fn`, vectorized ops, or `tf.unstack` for a static size"
+
+    def visit_CompFor(self, node: cst.CompFor, ctx: Ctx) -> None:
+        if strong_tensor(self.sem, node.iter, ctx.fn) and not self._shadowed(node.iter, ctx):
+            self.report(node.iter, self.MESSAGE.format(what="a comprehension", fix=self._fix()), ctx=ctx)
+
+    def _shadowed(self, it: cst.BaseExpression, ctx: Ctx) -> bool:
+        """The iterable uses a target of an enclosing comprehension (judged wrongly)."""
+        for c in ctx.within_function():
+            if isinstance(c.node, _COMP_TYPES) and _mentions(it, _comp_targets(c.node)):
+                return True
+        return False
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        sem = self.sem
+        name = next((n for n in ("list", "tuple", "set") if _builtin(sem, node.func, n, ctx)), None)
+        if name is not None and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+            if self._single_tensor(node.args[0].value, ctx.fn):
+                self.report(node, self.MESSAGE.format(what=f"`{name}()`", fix=self._fix()), ctx=ctx)
+                return
+        for a in node.args:
+            if a.star == "*" and self._single_tensor(a.value, ctx.fn):
+                self.report(a, self.MESSAGE.format(what="`*` unpacking", fix=self._fix()), ctx=ctx)
+
+    def visit_Assign(self, node: cst.Assign, ctx: Ctx) -> None:
+        if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets) and \
+                self._single_tensor(node.value, ctx.fn):
+            self.report(node, self.MESSAGE.format(what="tuple unpacking", fix="index it: `t[0]`, `t[1]`"),
+                        ctx=ctx)
+
+    def _single_tensor(self, e: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
+        """Certainly one tensor: the result of a known single-output op (or a slice of it)."""
+        while isinstance(e, cst.Subscript):
+            e = e.value
+        if isinstance(e, cst.Name) and fn is not None:
+            for f in fn.scope_chain():
+                if e.value in f.param_names or e.value in f.bound:
+                    vals = f.assigns.get(e.value, [])
+                    return bool(vals) and e.value not in f.param_names and \
+                        all(self._single_tensor_op(v) for v in vals)
+            return False
+        return self._single_tensor_op(e)
+
+    def _single_tensor_op(self, e: cst.BaseExpression) -> bool:
+        while isinstance(e, cst.Subscript):
+            e = e.value
+        if not isinstance(e, cst.Call):
+            return False
+        return any(q.startswith(("tensorflow.", "keras.ops.")) and q.rsplit(".", 1)[-1] in _TF_SINGLE_OPS
+                   and ".nest." not in q and ".data." not in q for q in self.sem.qualified(e.func))
+
+    def visit_For(self, node: cst.For, ctx: Ctx) -> None:
+        if strong_tensor(self.sem, node.iter, ctx.fn) and autograph_off(self.sem, ctx.fn):
+            self.report(node.iter, self.MESSAGE.format(what="a `for` loop without AutoGraph",
+                                                       fix=self._fix()), ctx=ctx)
+
+
+# ---------------------------------------------------------------------------------------
+# TFL205
+
+
+_BAD_BUILTINS = ("round", "complex", "divmod", "hex", "oct", "bin", "chr")
+
+
+class PythonMathOnTensor(Rule):
+    """`math.*` or a Python builtin that needs a number, applied to a tensor.
+
+    ## What it does
+    Flags, in traced code, calls of the standard library's `math.*` / `cmath.*`
+    functions and of the builtins `round`, `complex`, `divmod`, `hex`, `oct`, `bin`,
+    `chr` when an argument is a tensor. NumPy functions on tensors are TFL104. `float(t)`,
+    `int(t)`, `abs(t)`, `len(t)`, `pow(t, 2)` and `sum([...])` are fine: AutoGraph or the
+    tensor's own operators handle them. `math.*` on static values (`math.sqrt(d_model)`,
+    `math.prod(x.shape)`) is fine too.
+
+    ## Why is this bad?
+    These functions need a Python number; a symbolic tensor has none while tracing.
+    TensorFlow 2.21 raises `TypeError: must be real number, not SymbolicTensor` for
+    `math.sqrt(t)` (and `type SymbolicTensor doesn't define __round__ method` for
+    `round(t)`). Code that works eagerly fails under `tf.function`.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(x):
+        return math.sqrt(tf.reduce_sum(x)) + round(x[0])
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(x):
+        return tf.sqrt(tf.reduce_sum(x)) + tf.round(x[0])
+    ```
+
+    ## References
+    - [tf.math](https://www.tensorflow.org/api_docs/python/tf/math)
+    - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
+    """
+
+    CODE = "TFL205"
+    NAME = "python-math-on-tensor"
+    MESSAGE = "`{what}` needs a Python number, but gets a symbolic tensor while tracing; use `{fix}`"
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P13",)
+    VALID = (
+        '''import math
+import tensorflow as tf
+
+@tf.function
+def attention(q, k, d_model: int = 64):
+    scale = math.sqrt(d_model)                 # a Python int
+    n = math.prod(q.shape[1:])                 # static shape
+    steps = int(tf.shape(q)[0]) + abs(q[0, 0]) # converted / tensor operators
+    return tf.matmul(q, k, transpose_b=True) / scale, n, steps
+''',
+    )
+    INVALID = (
+        '''import math
+import tensorflow as tf
+
+@tf.function
+def f(x):
+    norm = math.sqrt(tf.reduce_sum(x * x))  # TFL205
+    mean = tf.reduce_mean(x)
+    first = round(mean)  # TFL205
+    return norm + first + math.log(mean + 1.0)  # TFL205
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        sem = self.sem
+        what = None
+        q = sem.qualified_startswith(node.func, ("math.", "cmath."))
+        if q is not None and q.count(".") == 1:
+            what, fix = q, "tf.math." + q.split(".", 1)[1]
+        else:
+            b = next((n for n in _BAD_BUILTINS if _builtin(sem, node.func, n, ctx)), None)
+            if b is not None:
+                what, fix = b + "()", {"round": "tf.round"}.get(b, "a tf.* op")
+        if what is None:
+            return
+        if any(a.keyword is None and not a.star and strong_tensor(sem, a.value, ctx.fn) for a in node.args):
+            self.report(node, self.MESSAGE.format(what=what, fix=fix), ctx=ctx)
+
+
+# ---------------------------------------------------------------------------------------
+# TFL601
+
+_KERAS3_PREFIXES = ("keras.", "tensorflow.keras.")
+_KERAS2_PARTS = (".engine.", ".legacy.", "keras.src.engine", "tensorflow.keras.src")
+
+
+def _raw_qualified(sem: SemanticModel, expr: cst.BaseExpression) -> set[str]:
+    d = dotted_name(expr)
+    if d is None:
+        return set()
+    head, _, rest = d.partition(".")
+    return {b + "." + rest if rest else b for b in sem.imports.get(head, ())}
+
+
+def is_keras3_layer_class(sem: SemanticModel, cls, _seen: frozenset[int] = frozenset()) -> bool:
+    """A subclass of a Keras 3 layer or model: ``keras.*`` or, in TF >= 2.16,
+    ``tf.keras.*`` (``tf_keras`` is Keras 2 and runs AutoGraph on ``call``)."""
+    if id(cls) in _seen:
+        return False
+    for b in cls.bases:
+        for q in _raw_qualified(sem, b):
+            if q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS):
+                last = q.rsplit(".", 1)[-1]
+                mod = q.rsplit(".", 1)[0]
+                if last in ("Layer", "Model", "Sequential") or mod.endswith((".layers", ".models")):
+                    return True
+        if isinstance(b, cst.Name) and b.value in sem.classes:
+            if is_keras3_layer_class(sem, sem.classes[b.value], _seen | {id(cls)}):
+                return True
+    return False
+
+
+class TensorConditionInKeras3Call(Rule):
+    """A Python `if`/`while` on a tensor in the `call` of a Keras 3 layer or model.
+
+    ## What it does
+    Flags `if`, `while` and conditional expressions (`a if t else b`) whose test is a
+    tensor (computed from the inputs of `call`) inside `call` of a subclass of
+    `keras.layers.Layer`, `keras.Layer`, `keras.Model` (and `tf.keras.*`, which is
+    Keras 3 from TensorFlow 2.16 on). Subclasses of `tf_keras.*` (Keras 2) are not
+    flagged, nor is a `call` decorated with `@tf.function`. Static tests (`if training:`,
+    `if mask is None:`, `if x.shape[-1] == 1:`) are fine.
+
+    ## Why is this bad?
+    Keras 3 does not run AutoGraph on `call`. When it infers output shapes (building a
+    functional model) and inside `fit`, `call` receives symbolic tensors, and a Python
+    condition on one raises `OperatorNotAllowedInGraphError: Using a symbolic tf.Tensor
+    as a Python bool is not allowed`. Code written for Keras 2, where `fit` converted
+    `call` with AutoGraph, breaks when upgraded to TensorFlow 2.16 or later.
+
+    ## Example
+    ```python
+    class Gate(keras.layers.Layer):
+        def call(self, x):
+            if tf.reduce_sum(x) > 0:
+                return x * 2
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    class Gate(keras.layers.Layer):
+        def call(self, x):
+            return keras.ops.cond(keras.ops.sum(x) > 0, lambda: x * 2, lambda: x)
+    ```
+    or `tf.where(...)` for an element-wise choice.
+
+    ## References
+    - [keras-team/keras#20592](https://github.com/keras-team/keras/issues/20592)
+    - [tensorflow/tensorflow#40880](https://github.com/tensorflow/tensorflow/issues/40880)
+    - [keras.ops.cond](https://keras.io/api/ops/core/#cond-function)
+    """
+
+    CODE = "TFL601"
+    NAME = "tensor-condition-in-keras3-call"
+    MESSAGE = "Python {what} on a tensor in Keras 3 `{cls}.call`, which runs without AutoGraph; use " \
+              "`keras.ops.cond` / `tf.cond` or `tf.where`"
+    SEVERITY = Severity.ERROR
+    TRACED_ONLY = False
+    TEXT_MARKERS = (r"def call\(",)
+    PITFALLS = ("P38", "P14")
+    VALID = (
+        '''import tensorflow as tf
+import tf_keras
+from tensorflow import keras
+
+class Gate(keras.layers.Layer):
+    def call(self, x, training=None, mask=None):
+        if training:                          # a Python bool
+            x = tf.nn.dropout(x, 0.1)
+        if mask is not None:
+            x = x * tf.cast(mask, x.dtype)
+        if x.shape[-1] == 1:                  # static shape
+            x = tf.squeeze(x, -1)
+        return tf.where(tf.reduce_sum(x) > 0, x * 2, x)
+
+class Legacy(tf_keras.layers.Layer):          # Keras 2: fit runs AutoGraph on call
+    def call(self, x):
+        if tf.reduce_sum(x) > 0:
+            return x * 2
+        return x
+
+def helper(x):
+    if tf.reduce_sum(x) > 0:                  # not a Layer.call
+        return x
+    return -x
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+import keras
+
+class Gate(keras.layers.Layer):
+    def call(self, x):
+        s = keras.ops.sum(x)
+        if s > 0:  # TFL601
+            return x * 2
+        return x
+
+class Clip(tf.keras.Model):
+    def call(self, inputs):
+        y = self.dense(inputs) if tf.reduce_max(inputs) < 1.0 else inputs  # TFL601
+        while tf.reduce_max(y) > 10.0:  # TFL601
+            y = y / 2
+        return y
+''',
+    )
+
+    def _call_method(self, ctx: Ctx) -> FunctionInfo | None:
+        fn = ctx.fn
+        if fn is None or fn.name != "call" or fn.cls is None or not isinstance(fn.node, cst.FunctionDef):
+            return None
+        if fn.tf_function:
+            return None
+        if not is_keras3_layer_class(self.sem, fn.cls):
+            return None
+        return fn
+
+    def _check(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:
+        fn = self._call_method(ctx)
+        if fn is None:
+            return
+        with self.sem.params_as_tensors(fn):
+            hit = condition_is_tensor(self.sem, test, fn)
+        if hit:
+            self.report(test, self.MESSAGE.format(what=what, cls=fn.cls.name))  # type: ignore[union-attr]
+
+    def visit_If(self, node: cst.If, ctx: Ctx) -> None:
+        self._check(node.test, "`if`", ctx)
+
+    def visit_While(self, node: cst.While, ctx: Ctx) -> None:
+        self._check(node.test, "`while`", ctx)
+
+    def visit_IfExp(self, node: cst.IfExp, ctx: Ctx) -> None:
+        self._check(node.test, "conditional expression", ctx)
