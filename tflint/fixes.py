@@ -338,3 +338,15 @@ def _dynamic_dim(e: cst.BaseExpression, alias: str) -> cst.BaseExpression:
             and not e.value.lpar:
         return e.with_changes(value=call(f"{alias}.shape", [cst.Arg(e.value.value)]))
     return e
+
+
+def loop_range_to_tf_range(rule, loop: cst.CSTNode, ctx: "Ctx") -> NodeFix | None:
+    """The ``range`` -> ``tf.range`` fix for a ``for ... in range(...)`` loop (the
+    builtin ``range``); None for any other loop."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+        return None
+    func = loop.iter.func
+    if not (isinstance(func, cst.Name) and func.value == "range") or "range" in rule.sem.imports \
+            or "range" in rule.sem.module_assigns or "range" in rule.sem.module_functions:
+        return None
+    return range_to_tf_range(rule, loop.iter, ctx)
