@@ -130,6 +130,14 @@ def test_print_fix_adds_the_import_once_after_the_leading_imports() -> None:
         .replace("    print(x)", "    tf.print(x)").replace("    print(x + 1)", "    tf.print(x + 1)")
 
 
+def test_added_import_goes_below_shebang_cookie_and_header_comments() -> None:
+    src = ("#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n# Copyright header\n\n"
+           "try:\n    from tensorflow import function\nexcept ImportError:\n    raise\n\n"
+           "@function\ndef f(x):\n    print(x)\n    return x\n")
+    out = fix_source(src, "x.py", Settings(select=["TFL101"])).source
+    assert out == src.replace("\ntry:\n", "\nimport tensorflow as tf\ntry:\n").replace("    print(x)", "    tf.print(x)")
+
+
 def test_no_print_fix_when_the_name_tf_means_something_else() -> None:
     src = "from tensorflow import function\n\ntf = object()\n\n@function\ndef f(x):\n    print(x)\n    return x\n"
     diags = lint_source(src, "x.py", Settings(select=["TFL101"]))

@@ -119,7 +119,8 @@ def _block_indent(sem: "SemanticModel", node: cst.CSTNode, rng) -> str:
 
 def import_edit(sem: "SemanticModel", stmt: str) -> Edit:
     """Insert ``stmt`` on its own line after the module's leading imports (or after the
-    docstring and ``__future__`` imports when there are none)."""
+    docstring when there are none, or before the first statement: never above a
+    shebang, a coding cookie, header comments or ``from __future__`` imports)."""
     module = sem.module
     nl = module.default_newline
     after: cst.CSTNode | None = None
@@ -134,7 +135,9 @@ def import_edit(sem: "SemanticModel", stmt: str) -> Edit:
         else:
             break
     if after is None:
-        return Edit(1, 0, 1, 0, stmt + nl)
+        # before the first statement: after a shebang, coding cookie or header comments
+        line = sem.position(module.body[0]).start.line if module.body else len(module.code.splitlines()) + 1
+        return Edit(line, 0, line, 0, stmt + nl)
     line = sem.position(after).end.line + 1  # the start of the next line
     return Edit(line, 0, line, 0, stmt + nl)
 
