@@ -161,6 +161,11 @@ def test_newlines_encoding_bom_and_comments_are_kept() -> None:
     assert out == utf8.replace(b"    print(x)", b"    tf.print(x)") and out.startswith(b"\xef\xbb\xbf")
 
 
+def test_result_unpacks_as_a_tuple() -> None:
+    new, remaining, applied, problems = fix_source(TF_FUNC.format("print(x)"), "x.py")
+    assert new == TF_FUNC.format("tf.print(x)") and remaining == [] and applied == 1 and problems == []
+
+
 def test_nothing_to_fix_returns_the_input_object() -> None:
     src = TF_FUNC.format("tf.print(x)").encode()
     result = fix_source(src, "x.py")

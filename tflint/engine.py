@@ -293,6 +293,10 @@ class FixResult:
     def changed(self) -> bool:
         return self.applied > 0
 
+    def __iter__(self):
+        """``new_source, remaining_diagnostics, applied, problems = fix_source(...)``."""
+        return iter((self.source, self.diagnostics, self.applied, self.problems))
+
 
 def _split_encoding(source: str | bytes) -> tuple[str, str | None, bool]:
     """(text without BOM, encoding or None for str input, had a BOM)."""
