@@ -216,6 +216,9 @@ def _eager_only_branch(ctx: Ctx) -> bool:
     for c in ctx.within_function():
         if isinstance(c.node, (cst.Try,)) and c.field == "body":
             return True
+        if isinstance(c.node, cst.With) and c.field == "body" and any(
+                "eager_mode" in _code(item.item) for item in c.node.items):
+            return True
         if isinstance(c.node, (cst.If, cst.IfExp)) and c.field in ("body", "orelse"):
             text = cst.Module(body=[]).code_for_node(c.node.test)
             if any(w in text for w in _EAGER_CHECKS) or "hasattr(" in text and "numpy" in text:
@@ -340,6 +343,13 @@ class TensorAsPythonBool(Rule):
     `a > 0 and b > 0`, `not t`, chained comparisons, `float(t)`, `int(t)`, `len(t)`,
     `sum([...])`, `sorted(t)` of one tensor, or static tests such as
     `assert x.shape.rank == 2`, `if mask is None`, `isinstance(...)`.
+
+    "Tensor" is judged strictly here, since the rule reports errors: the result of a
+    TensorFlow op, a local bound only to such results, and arithmetic, subscripts and
+    comparisons of those. A parameter counts inside a comparison or arithmetic
+    (`assert x > 0`, `max(a, b)`), but not as a bare truth value (`assert inputs`,
+    `bool(x)`): there it is more often a Python list, dict or `None`. Tests that check
+    the type first (`tf.is_tensor(x)`, `isinstance`) are never flagged.
 
     ## Why is this bad?
     A symbolic tensor has no truth value. TensorFlow 2.21 raises
@@ -623,6 +633,12 @@ class TensorIterationInComprehension(Rule):
     (`tf.unstack(x)`, `tf.split(...)`, `tf.nest.flatten(...)`) or a static shape
     (`x.shape`).
 
+    The iterated value must certainly be one tensor: the result of a TensorFlow op, a
+    local bound only to such results, or a parameter of a `tf.function` with an
+    `input_signature` (or annotated `tf.Tensor`). Other parameters are not flagged —
+    on real code they are mostly Python lists or tuples of tensors, whose iteration is
+    fine — so `[v * 2 for v in x]` with a plain parameter `x` is a known miss.
+
     ## Why is this bad?
     Only statement loops are converted. Everywhere else Python asks the tensor for its
     elements, and TensorFlow 2.21 raises `OperatorNotAllowedInGraphError: Iterating over a
@@ -762,7 +778,9 @@ class PythonMathOnTensor(Rule):
     `chr` when an argument is a tensor. NumPy functions on tensors are TFL104. `float(t)`,
     `int(t)`, `abs(t)`, `len(t)`, `pow(t, 2)` and `sum([...])` are fine: AutoGraph or the
     tensor's own operators handle them. `math.*` on static values (`math.sqrt(d_model)`,
-    `math.prod(x.shape)`) is fine too.
+    `math.prod(x.shape)`) is fine too. The argument must certainly be a tensor (a
+    TensorFlow op result, a local bound to one, arithmetic on those): a bare parameter
+    is not flagged, as helpers called from traced code often receive Python numbers.
 
     ## Why is this bad?
     These functions need a Python number; a symbolic tensor has none while tracing.
@@ -877,7 +895,10 @@ class TensorConditionInKeras3Call(Rule):
     `keras.layers.Layer`, `keras.Layer`, `keras.Model` (and `tf.keras.*`, which is
     Keras 3 from TensorFlow 2.16 on). Subclasses of `tf_keras.*` (Keras 2) are not
     flagged, nor is a `call` decorated with `@tf.function`. Static tests (`if training:`,
-    `if mask is None:`, `if x.shape[-1] == 1:`) are fine.
+    `if mask is None:`, `if x.shape[-1] == 1:`, `tf.keras.backend.ndim(x) == 2`) are
+    fine, and so is the bare truth value of an input (`if context_inputs:`), which is
+    usually a Python list, dict or `None`; a comparison of an input (`if x > 0:`) is
+    flagged. Only the body of `call` itself is checked: helpers it calls are a known miss.
 
     ## Why is this bad?
     Keras 3 does not run AutoGraph on `call`. When it infers output shapes (building a
@@ -942,6 +963,26 @@ def helper(x):
     if tf.reduce_sum(x) > 0:                  # not a Layer.call
         return x
     return -x
+''',
+        '''import tensorflow as tf
+
+class Unroll(tf.keras.layers.Layer):
+    def call(self, inputs, training=None, mask=None):
+        if training is None:
+            training = tf.keras.backend.learning_phase()
+        if training:
+            inputs = tf.nn.dropout(inputs, 0.1)
+        if mask is not None and tf.keras.backend.ndim(mask) != 2:
+            raise ValueError("mask must be 2-D")
+        state, messages, context = inputs
+        if context:                           # a Python list/dict/None
+            raise ValueError("no context input")
+        if tf.nest.flatten(messages):
+            state = state + tf.add_n(tf.nest.flatten(messages))
+        steps = tf.compat.dimension_value(state.shape[0]) or tf.shape(state)[0]
+        if not tf.is_tensor(steps) and steps == 1:
+            return state
+        return state * 2
 ''',
     )
     INVALID = (
