@@ -690,8 +690,9 @@ def f(x):
 def f(x):
     doubled = tf.stack([v * 2 for v in x])  # TFL203
     b, h, w, c = tf.shape(x)  # TFL203
+    padded = tf.zeros([*tf.shape(x)[:2], 8])  # TFL203
     rows = list(tf.reduce_sum(x, axis=1))  # TFL203
-    return doubled, b * h * w * c, rows
+    return doubled, b * h * w * c, rows, padded
 ''',
         '''import tensorflow as tf
 
@@ -728,6 +729,11 @@ def total(x):
         for a in node.args:
             if a.star == "*" and self._single_tensor(a.value, ctx.fn):
                 self.report(a, self.MESSAGE.format(what="`*` unpacking", fix=self._fix()), ctx=ctx)
+
+    def visit_StarredElement(self, node: cst.StarredElement, ctx: Ctx) -> None:
+        # `[*tf.shape(x)[:2], 3]`; a call is never an assignment target, so no `a, *b = ...`
+        if self._single_tensor_op(node.value):
+            self.report(node, self.MESSAGE.format(what="`*` unpacking", fix=self._fix()), ctx=ctx)
 
     def visit_Assign(self, node: cst.Assign, ctx: Ctx) -> None:
         if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets) and \
