@@ -195,10 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"lines changed:            {sum(o.changed_lines for o in outcomes)}")
     print(f"fixes dropped (no parse): {sum('does not parse' in p for p in problems)}")
     print(f"other fix problems:       {sum('does not parse' not in p for p in problems)}")
-    print(f"changed files that parse: {len(changed) - sum(any('parse' in f for f in o.failures) for o in changed)}"
-          f" / {len(changed)}")
-    print(f"stable on a second pass:  {len(changed) - sum(any('second pass' in f for f in o.failures) for o in changed)}"
-          f" / {len(changed)}")
+    broken = sum(any("parse" in f for f in o.failures) for o in changed)
+    unstable = sum(any("second pass" in f for f in o.failures) for o in changed)
+    print(f"changed files that parse: {len(changed) - broken} / {len(changed)}")
+    print(f"stable on a second pass:  {len(changed) - unstable} / {len(changed)}")
     print(f"files failing a check:    {len(failed)}")
     for o in failed[:50]:
         for f in o.failures:

@@ -212,13 +212,13 @@ def call(func: str, args: Sequence[cst.Arg]) -> cst.Call:
     return cst.Call(func=attr(func), args=_commas(list(args)))
 
 
+def _comma(last: bool) -> cst.Comma | cst.MaybeSentinel:
+    return cst.MaybeSentinel.DEFAULT if last else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
 def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
     """Normal ``, `` separators between arguments we build (keeps none after the last)."""
-    out = []
-    for i, a in enumerate(args):
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
-        out.append(a.with_changes(comma=comma))
-    return out
+    return [a.with_changes(comma=_comma(i == len(args) - 1)) for i, a in enumerate(args)]
 
 
 def kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
@@ -264,11 +264,7 @@ def shape_expr(size: cst.BaseExpression | None) -> cst.BaseExpression | None:
 
 
 def _elem_commas(elems: list[cst.Element]) -> list[cst.Element]:
-    out = []
-    for i, e in enumerate(elems):
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(elems) - 1 else cst.MaybeSentinel.DEFAULT
-        out.append(e.with_changes(comma=comma))
-    return out
+    return [e.with_changes(comma=_comma(i == len(elems) - 1)) for i, e in enumerate(elems)]
 
 
 # ---------------------------------------------------------------------------------------
