@@ -1,0 +1,1164 @@
+"""Python semantics that a graph does not keep: iterators, captured globals, TensorArray
+writes, pruned ops and ``try/except`` around ops that fail only when the graph runs."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from tflint.diagnostics import Applicability, Edit, Fix, Severity
+from tflint.rule import Rule
+from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
+
+# ---------------------------------------------------------------------------------------
+# shared helpers
+
+
+def _is_builtin(sem: SemanticModel, node: cst.BaseExpression, name: str, fn: FunctionInfo | None) -> bool:
+    """``node`` is the builtin ``name``: not imported, defined or bound under that name."""
+    if not (isinstance(node, cst.Name) and node.value == name):
+        return False
+    if name in sem.imports or name in sem.module_assigns or name in sem.module_functions:
+        return False
+    return fn is None or not any(name in f.bound or name in f.param_names for f in fn.scope_chain())
+
+
+def _binding(sem: SemanticModel, name: str, fn: FunctionInfo | None):
+    """Where ``name`` read in ``fn`` is bound: ("param", f), ("local", f) or ("module", None);
+    None for imports, module functions and classes."""
+    if fn is not None:
+        for f in fn.scope_chain():
+            if name in f.globals_:
+                break
+            if name in f.param_names and name not in f.assigns:
+                return "param", f
+            if name in f.bound or name in f.param_names:
+                return "local", f
+    if name in sem.imports or name in sem.module_functions or name in sem.classes:
+        return None
+    return "module", None
+
+
+def _values(sem: SemanticModel, name: str, fn: FunctionInfo | None) -> tuple[str, FunctionInfo | None,
+                                                                          list[cst.BaseExpression]] | None:
+    b = _binding(sem, name, fn)
+    if b is None:
+        return None
+    kind, owner = b
+    if kind == "module":
+        return kind, None, list(sem.module_assigns.get(name, ()))
+    if kind == "local":
+        return kind, owner, list(owner.assigns.get(name, ()))  # type: ignore[union-attr]
+    return kind, owner, []
+
+
+def _self_attr_values(expr: cst.BaseExpression, fn: FunctionInfo | None) -> list[cst.BaseExpression] | None:
+    """Values assigned in ``__init__``/``build`` to ``self.<attr>`` when ``expr`` is that."""
+    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)) or fn is None:
+        return None
+    owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+    if owner is None or expr.value.value != owner.self_name:
+        return None
+    return list(owner.cls.init_attrs.get(expr.attr.value, ()))  # type: ignore[union-attr]
+
+
+def _walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
+    """Every node below ``node`` (not into nested functions, lambdas and classes)."""
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        yield n
+        if not into_functions and isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(n.children)
+
+
+def _is_generator_function(fn: FunctionInfo) -> bool:
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    return any(isinstance(n, cst.Yield) for n in _walk(node.body))
+
+
+# ---------------------------------------------------------------------------------------
+# TFL108
+
+
+_CONTAINER_CALLS = frozenset({"list", "tuple", "range", "dict", "set", "sorted", "reversed", "enumerate", "zip",
+                              "map", "filter"})
+
+
+class PythonIteratorInTracedCode(Rule):
+    """`next()` on a Python iterator or generator created outside traced code.
+
+    ## What it does
+    Flags `next(it)` in traced code when `it` is a Python iterator bound outside the traced
+    function: `iter(<list, tuple, range, dict, NumPy array>)`, a generator expression, a
+    call of a generator function of the module, or an `itertools` iterator, held in a module
+    global, a variable of an enclosing function, an attribute set in `__init__`, or passed
+    as an argument by a call in the same module. Iterators over a `tf.data.Dataset`
+    (`next(iter(dataset))`, `iter(ds)`) are TensorFlow iterators and are fine, and so is an
+    iterator created and consumed within the same trace. A `next()` whose value only
+    builds a name (in an f-string, `"%d" % ...`, `str(...)` or a `name=` argument, as in
+    `name=f"block_{next(_ids)}"`) is static structure and is not flagged either.
+
+    ## Why is this bad?
+    `next()` runs once, while the function is traced; the value it returned is frozen into
+    the graph as a constant. Every later call returns that same first element
+    (`1, 1, 1` instead of `1, 2, 3`) and the iterator only advances when the function
+    retraces.
+
+    ## Example
+    ```python
+    learning_rates = iter([0.1, 0.05, 0.01])
+
+    @tf.function
+    def step(x):
+        return x * next(learning_rates)
+    ```
+
+    ## Use instead
+    ```python
+    learning_rates = iter(tf.data.Dataset.from_tensor_slices([0.1, 0.05, 0.01]))
+
+    @tf.function
+    def step(x):
+        return x * next(learning_rates)   # a tf.data iterator advances in the graph
+    ```
+    Or take the value outside and pass it in as a tensor: `step(x, tf.constant(lr))`.
+
+    ## References
+    - [Better performance with tf.function: Using Python iterators and generators](https://www.tensorflow.org/guide/function#using_python_iterators_and_generators)
+    """
+
+    CODE = "TFL108"
+    NAME = "python-iterator-in-traced-code"
+    MESSAGE = ("`next()` on {what} runs once while tracing: every call gets the same element; "
+               "use a tf.data iterator or pass the value in")
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P07",)
+    VALID = (
+        '''import itertools
+import tensorflow as tf
+
+dataset = tf.data.Dataset.range(10).batch(2)
+batches = iter(dataset)
+
+@tf.function
+def step(it):
+    return next(it) * 2
+
+@tf.function
+def first():
+    return next(iter(dataset))          # a fresh tf.data iterator
+
+@tf.function
+def g():
+    return next(batches)                # a tf.data iterator advances in the graph
+
+@tf.function
+def static_structure(x):
+    sizes = iter([4, 8])                # created and consumed within one trace
+    return tf.reshape(x, [next(sizes), next(sizes)])
+
+_ids = itertools.count()
+
+@tf.function
+def named(x):
+    with tf.name_scope(f"block_{next(_ids)}"):
+        return tf.identity(x, name="out_%d" % next(_ids))
+
+step(iter(dataset))
+''',
+    )
+    INVALID = (
+        '''import itertools
+import tensorflow as tf
+
+learning_rates = iter([0.1, 0.05, 0.01])
+counter = itertools.count()
+
+def noise():
+    while True:
+        yield 0.1
+
+source = noise()
+
+@tf.function
+def step(x):
+    y = x * next(learning_rates)  # TFL108
+    return y + next(source) + next(counter)  # TFL108
+
+@tf.function
+def consume(it):
+    return next(it)  # TFL108
+
+values = iter([1, 2, 3])
+consume(values)
+consume(values)
+''',
+        '''import tensorflow as tf
+
+class Schedule(tf.Module):
+    def __init__(self):
+        self.rates = (r for r in [0.1, 0.01])
+
+    @tf.function
+    def __call__(self, x):
+        return x * next(self.rates)  # TFL108
+''',
+    )
+
+    def __init__(self, sem, sink) -> None:
+        super().__init__(sem, sink)
+        #: expressions that only build a name (f-strings, `name=`, `"%d" % ...`, `str()`)
+        self._naming: set[int] = set()
+
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression, ctx: Ctx) -> None:
+        self._naming.add(id(node.expression))
+
+    def visit_Arg(self, node: cst.Arg, ctx: Ctx) -> None:
+        if node.keyword is not None and node.keyword.value in ("name", "scope", "name_or_scope", "prefix"):
+            self._naming.add(id(node.value))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx: Ctx) -> None:
+        if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or \
+                isinstance(node.right, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            self._naming.add(id(node.left))
+            self._naming.add(id(node.right))
+            if isinstance(node.right, cst.Tuple):
+                self._naming.update(id(e.value) for e in node.right.elements)
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        sem = self.sem
+        if isinstance(node.func, cst.Name) and node.func.value == "str" or \
+                isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+            self._naming.update(id(a.value) for a in node.args)
+            return
+        if id(node) in self._naming:
+            return  # a counter used for unique names: static structure, fine
+        if not _is_builtin(sem, node.func, "next", ctx.fn) or not node.args:
+            return
+        arg = node.args[0].value
+        what = self._captured_iterator(arg, ctx.fn)
+        if what is not None:
+            self.report(node, self.MESSAGE.format(what=what), ctx=ctx)
+
+    def _captured_iterator(self, expr: cst.BaseExpression, fn: FunctionInfo | None) -> str | None:
+        sem = self.sem
+        if isinstance(expr, cst.Attribute):
+            vals = _self_attr_values(expr, fn)
+            if vals:
+                return self._judge(vals, None, f"`{dotted_name(expr)}`")
+            return None
+        if not isinstance(expr, cst.Name):
+            return None
+        found = _values(sem, expr.value, fn)
+        if found is None:
+            return None
+        kind, owner, vals = found
+        if kind == "module":
+            return self._judge(vals, None, f"`{expr.value}`")
+        if kind == "local":
+            if owner is None or owner.traced:
+                return None  # created in the same trace
+            return self._judge(vals, owner, f"`{expr.value}`")
+        # a parameter of a traced function: look at what the module passes
+        assert owner is not None
+        if not owner.traced:
+            return None
+        return self._passed_iterator(owner, expr.value)
+
+    def _passed_iterator(self, callee: FunctionInfo, param: str) -> str | None:
+        sem = self.sem
+        positional = [p for p in callee.params if p.star not in ("*", "**")]
+        idx = next((i for i, p in enumerate(positional) if p.name.value == param), None)
+        if idx is None:
+            return None
+        if callee.self_name is not None and callee.cls is not None:
+            idx -= 1  # self.method(...) or obj.method(...) passes self implicitly
+        for call, cctx in sem.all_calls:
+            if not isinstance(call.func, cst.Name) or call.func.value != callee.name:
+                if not isinstance(call.func, cst.Attribute) or call.func.attr.value != callee.name:
+                    continue
+            if sem.resolve_callee(call, cctx.fn) is not callee:
+                continue
+            arg = None
+            pos = [a for a in call.args if a.keyword is None and not a.star]
+            if 0 <= idx < len(pos):
+                arg = pos[idx].value
+            for a in call.args:
+                if a.keyword is not None and a.keyword.value == param:
+                    arg = a.value
+            if not isinstance(arg, cst.Name):
+                continue
+            found = _values(sem, arg.value, cctx.fn)
+            if found is None:
+                continue
+            kind, owner, vals = found
+            if kind == "param" or (owner is not None and owner.traced):
+                continue
+            what = self._judge(vals, owner, f"`{param}`")
+            if what is not None:
+                return what[:-1] + f", passed as `{arg.value}` on line {sem.line_of(call)})"
+        return None
+
+    def _judge(self, vals: list[cst.BaseExpression], fn: FunctionInfo | None, label: str) -> str | None:
+        """Describe the Python iterator these bindings hold; None unless every known
+        binding is one (a name that may also hold a tf.data iterator is left alone)."""
+        kinds = [self._iterator_kind(v, fn) for v in vals]
+        if not kinds or any(k is None for k in kinds):
+            return None
+        return f"{label} ({kinds[0]})"
+
+    def _iterator_kind(self, v: cst.BaseExpression, fn: FunctionInfo | None) -> str | None:
+        sem = self.sem
+        if isinstance(v, cst.GeneratorExp):
+            return "a Python generator"
+        if not isinstance(v, cst.Call):
+            return None
+        if _is_builtin(sem, v.func, "iter", fn) and len(v.args) == 1:
+            inner = v.args[0].value
+            if self._python_iterable(inner, fn, 0):
+                return "a Python iterator"
+            return None
+        q = sem.qualified_startswith(v.func, ("itertools.",))
+        if q is not None:
+            return f"a Python `{q}` iterator"
+        callee = sem.resolve_callee(v, fn)
+        if callee is not None and _is_generator_function(callee):
+            return f"a Python generator (`{callee.name}()`)"
+        return None
+
+    def _python_iterable(self, e: cst.BaseExpression, fn: FunctionInfo | None, depth: int) -> bool:
+        """A Python container (never a Dataset or a tensor)."""
+        sem = self.sem
+        if depth > 4:
+            return False
+        if isinstance(e, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp,
+                          cst.GeneratorExp, cst.SimpleString)):
+            return True
+        if isinstance(e, cst.Call):
+            if isinstance(e.func, cst.Name) and e.func.value in _CONTAINER_CALLS and \
+                    _is_builtin(sem, e.func, e.func.value, fn):
+                return not any(sem.is_dataset_expr(a.value, fn) or sem.is_tensor(a.value, fn) for a in e.args)
+            if sem.qualified_startswith(e.func, ("numpy.",)):
+                return True
+            if isinstance(e.func, cst.Attribute) and e.func.attr.value in ("items", "keys", "values") and \
+                    not e.args:
+                return True
+            return False
+        if isinstance(e, cst.Name):
+            found = _values(sem, e.value, fn)
+            if found is None or found[0] == "param":
+                return False
+            kind, owner, vals = found
+            return bool(vals) and all(self._python_iterable(x, owner, depth + 1) for x in vals)
+        return False
+
+
+# ---------------------------------------------------------------------------------------
+# TFL109
+
+
+def _python_value_kind(sem: SemanticModel, v: cst.BaseExpression) -> str:
+    """"py" for a Python number/str/bool/container/NumPy value, "none" for None,
+    "obj" for another object (a call, a lambda, a tf.Variable, a model), "unknown"."""
+    if isinstance(v, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                      cst.FormattedString, cst.List, cst.Dict, cst.Tuple, cst.Set, cst.ListComp, cst.DictComp,
+                      cst.SetComp)):
+        return "py"
+    if isinstance(v, cst.Name):
+        if v.value == "None":
+            return "none"
+        if v.value in ("True", "False"):
+            return "py"
+        return "unknown"
+    if isinstance(v, cst.UnaryOperation):
+        return _python_value_kind(sem, v.expression)
+    if isinstance(v, cst.BinaryOperation):
+        kinds = {_python_value_kind(sem, v.left), _python_value_kind(sem, v.right)}
+        if "obj" in kinds:
+            return "obj"
+        return "py" if "py" in kinds else "unknown"
+    if isinstance(v, cst.Call):
+        if sem.qualified_startswith(v.func, ("numpy.",)):
+            return "py"
+        if isinstance(v.func, cst.Name) and v.func.value in ("int", "float", "str", "bool", "list", "dict",
+                                                              "tuple", "set") and v.func.value not in sem.imports:
+            return "py"
+        return "obj"
+    if isinstance(v, (cst.Lambda, cst.GeneratorExp)):
+        return "obj"
+    return "unknown"
+
+
+def _is_main_guard(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.If) or not isinstance(node.test, cst.Comparison):
+        return False
+    t = node.test
+    texts = {dotted_name(t.left)} | {dotted_name(c.comparator) if not isinstance(c.comparator, cst.SimpleString)
+                                     else "<str>" for c in t.comparisons}
+    return "__name__" in texts
+
+
+class StaleCapturedGlobal(Rule):
+    """Traced code reads a module global that the module rebinds later.
+
+    ## What it does
+    Flags a read, in traced code, of a module-level name that holds a Python value (a
+    number, string, bool, list, dict, tuple or NumPy array) and is rebound after the
+    traced function is defined: reassigned by a later module-level statement, used as
+    the target of a module-level `for` loop, or assigned through `global` in a function.
+    Names that are only ever bound once (constants, `UPPER_CASE` settings), modules,
+    functions, classes, `tf.Variable`s, `tf.constant`s and Keras objects are not flagged,
+    nor are alternative definitions at import time (`try/except ImportError`, `if`/`else`)
+    or a lazy initialisation under `if _x is None:`.
+
+    ## Why is this bad?
+    A Python value read in traced code is copied into the graph as a constant when the
+    function is traced. Rebinding the global later does not retrace the function: it keeps
+    computing with the old value, silently.
+
+    ## Example
+    ```python
+    scale = 1.0
+
+    @tf.function
+    def f(x):
+        return x * scale
+
+    f(tf.constant(2.0))    # 2.0
+    scale = 10.0
+    f(tf.constant(2.0))    # still 2.0
+    ```
+
+    ## Use instead
+    ```python
+    scale = tf.Variable(1.0)
+
+    @tf.function
+    def f(x):
+        return x * scale   # the graph reads the variable's current value
+
+    scale.assign(10.0)
+    ```
+    Or pass the value in as a tensor argument (`f(x, tf.constant(scale))`).
+
+    ## References
+    - [Better performance with tf.function: Depending on Python global and free variables](https://www.tensorflow.org/guide/function#depending_on_python_global_and_free_variables)
+    """
+
+    CODE = "TFL109"
+    NAME = "stale-captured-global"
+    MESSAGE = ("`{name}` is a Python value captured when the function is traced, but the module rebinds it "
+               "({where}): the graph keeps the old value; use a tf.Variable or pass it as a tensor argument")
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P04",)
+    TRACED_ONLY = False
+    VALID = (
+        '''import tensorflow as tf
+
+try:
+    import scipy
+    HAVE_SCIPY = True
+except ImportError:
+    HAVE_SCIPY = False
+
+EPSILON = 1e-6
+scale = tf.Variable(1.0)
+_table = None
+
+def get_table():
+    global _table
+    if _table is None:
+        _table = {"a": 1}
+    return _table
+
+@tf.function
+def f(x):
+    if HAVE_SCIPY:
+        x = x + 1
+    return x * scale + EPSILON + _table["a"]
+
+scale.assign(10.0)
+''',
+        '''import tensorflow as tf
+
+factor = 2.0
+factor = 3.0      # rebound before anything is traced
+
+@tf.function
+def f(x, factor=0.5):
+    return x * factor
+
+def g():
+    factor = 4.0  # a local, not the global
+    return factor
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+scale = 1.0
+threshold = 0.5
+
+def set_threshold(value):
+    global threshold
+    threshold = value
+
+@tf.function
+def f(x):
+    y = x * scale  # TFL109
+    return tf.where(y > threshold, y, 0.0)  # TFL109
+
+f(tf.constant(2.0))
+scale = 10.0
+f(tf.constant(2.0))
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def step(x):
+    return x * lr  # TFL109
+
+for lr in [0.1, 0.01]:
+    step(tf.constant(1.0))
+''',
+    )
+
+    def __init__(self, sem, sink) -> None:
+        super().__init__(sem, sink)
+        #: names that can be rebound at all: bound twice at module level, bound by a
+        #: module-level ``for``/``with``/unpacking, or assigned through ``global``
+        self._candidates = {n for n, vs in sem.module_assigns.items()
+                            if len(vs) > 1 or any(_is_unknown(v) for v in vs)} | sem.globally_rebound
+        #: name -> [(read node, ctx)]
+        self._reads: dict[str, list[tuple[cst.Name, Ctx]]] = {}
+        #: name -> [(statement node, value or None, how)]: late module-level rebinding
+        self._module_rebinds: dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None, str]]] = {}
+        #: name -> [(value, guarded, function name)]
+        self._global_assigns: dict[str, list[tuple[cst.BaseExpression | None, bool, str]]] = {}
+
+    # -- collect
+
+    def _collect_reads(self) -> None:
+        """Reads of candidate names in traced functions (walked only when the file has a
+        candidate: most files have none, and visiting every Name would cost more)."""
+        sem = self.sem
+        for fn in sem.functions:
+            if not fn.traced:
+                continue
+            ctx = Ctx(None, "", None, fn, fn.cls)
+            body = fn.node.body if isinstance(fn.node, cst.FunctionDef) else fn.node.body
+            defaults = [p.default for p in fn.params if p.default is not None]
+            for root in [body, *defaults]:
+                nodes = [root] if isinstance(root, cst.Name) else _walk(root)
+                for n in nodes:
+                    if isinstance(n, cst.Name) and n.value in self._candidates:
+                        self._read(n, ctx)
+
+    def _read(self, node: cst.Name, ctx: Ctx) -> None:
+        name = node.value
+        if _binding(self.sem, name, ctx.fn) != ("module", None):
+            return
+        if any(name in f.globals_ for f in ctx.fn.scope_chain()):  # type: ignore[union-attr]
+            return  # TFL106's territory
+        self._reads.setdefault(name, []).append((node, ctx))
+
+    def visit_Assign(self, node: cst.CSTNode, ctx: Ctx) -> None:
+        value = getattr(node, "value", None)
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        else:
+            targets = [node.target]  # type: ignore[attr-defined]
+        if isinstance(node, cst.AugAssign):
+            value = None
+        if ctx.fn is not None and not ctx.fn.globals_:
+            return
+        for t in targets:
+            for n in _target_name_nodes(t):
+                single = isinstance(t, cst.Name)
+                self._record_binding(n.value, node, value if single else None, ctx,
+                                     "augmented" if isinstance(node, cst.AugAssign) else "assigned")
+
+    visit_AugAssign = visit_Assign
+    visit_AnnAssign = visit_Assign
+
+    def visit_For(self, node: cst.For, ctx: Ctx) -> None:
+        single = isinstance(node.target, cst.Name)
+        item: cst.BaseExpression | None = None
+        it = node.iter
+        if single and isinstance(it, (cst.List, cst.Tuple, cst.Set)) and it.elements:
+            item = it.elements[0].value
+        elif single and isinstance(it, cst.Call) and dotted_name(it.func) == "range":
+            item = cst.Integer("0")
+        for n in _target_name_nodes(node.target):
+            self._record_binding(n.value, node, item, ctx, "a `for` loop target")
+
+    def _record_binding(self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, ctx: Ctx,
+                        how: str) -> None:
+        fn = ctx.fn
+        if fn is not None:
+            if name in fn.globals_:
+                guarded = self.sem.enclosing_guard(ctx) is not None
+                self._global_assigns.setdefault(name, []).append((value, guarded, fn.name))
+            return
+        if ctx.cls is not None:
+            return
+        # module level: a rebinding that can follow a call only if it is not a
+        # conditional alternative (if/else, try/except) of the definition
+        for c in ctx.ancestors():
+            if isinstance(c.node, (cst.Try, cst.ExceptHandler, cst.Finally, cst.Else)) or \
+                    (isinstance(c.node, cst.If) and not _is_main_guard(c.node)):
+                if not isinstance(c.node, cst.Else) or not _else_of_loop(c):
+                    return
+        self._module_rebinds.setdefault(name, []).append((node, value, how))
+
+    # -- judge
+
+    def finish(self) -> None:
+        sem = self.sem
+        if not self._candidates:
+            return
+        self._collect_reads()
+        for name, reads in self._reads.items():
+            if name in sem.imports or name in sem.module_functions or name in sem.classes:
+                continue
+            first = sem.module_assigns.get(name, ())
+            if not first:
+                continue
+            kinds = [_python_value_kind(sem, v) for v in first if not _is_unknown(v)]
+            glob = [g for g in self._global_assigns.get(name, ()) if not g[1]]
+            kinds += [_python_value_kind(sem, v) for v, _, _ in glob if v is not None]
+            kinds += [_python_value_kind(sem, v) for _, v, _ in self._module_rebinds.get(name, ()) if v is not None]
+            if "obj" in kinds or "py" not in kinds:
+                continue
+            for node, ctx in reads:
+                if id(node) in self._not_reads(ctx.fn):
+                    continue
+                where = self._rebinding(name, ctx, glob)
+                if where is not None:
+                    self.report(node, self.MESSAGE.format(name=name, where=where), ctx=ctx)
+
+    def _not_reads(self, fn: FunctionInfo | None) -> set[int]:
+        """Names in ``fn`` that are not reads of a variable: attribute names, keyword
+        argument names and comprehension targets (computed only for files with a candidate)."""
+        cache = self.__dict__.setdefault("_not_reads_cache", {})
+        key = id(fn.node) if fn is not None else 0
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        out: set[int] = set()
+        if fn is not None:
+            for n in _walk(fn.node, into_functions=True):
+                if isinstance(n, cst.Attribute):
+                    out.add(id(n.attr))
+                elif isinstance(n, cst.Arg) and n.keyword is not None:
+                    out.add(id(n.keyword))
+                elif isinstance(n, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+                    names: set[str] = set()
+                    comp: cst.CompFor | None = n.for_in
+                    while comp is not None:
+                        names.update(t.value for t in _target_name_nodes(comp.target))
+                        comp = comp.inner_for_in
+                    out.update(id(x) for x in _walk(n, into_functions=True)
+                               if isinstance(x, cst.Name) and x.value in names)
+        cache[key] = out
+        return out
+
+    def _rebinding(self, name: str, ctx: Ctx, glob) -> str | None:
+        sem = self.sem
+        if glob:
+            return f"assigned through `global` in `{glob[0][2]}`"
+        root = ctx.fn
+        while root is not None and root.parent is not None:
+            root = root.parent
+        if root is None:
+            return None
+        def_line = sem.line_of(root.node)
+        for node, value, how in self._module_rebinds.get(name, ()):
+            if value is not None and _python_value_kind(sem, value) == "obj":
+                return None
+        for node, value, how in self._module_rebinds.get(name, ()):
+            line = sem.line_of(node)
+            if line > def_line and (how != "assigned" or self._is_rebinding(name, node)):
+                return f"{how} on line {line}" if how != "assigned" else f"reassigned on line {line}"
+        return None
+
+    def _is_rebinding(self, name: str, node: cst.CSTNode) -> bool:
+        """A module-level assignment after the first one."""
+        firsts = self._module_rebinds.get(name, ())
+        return bool(firsts) and firsts[0][0] is not node or len(self.sem.module_assigns.get(name, ())) > 1
+
+
+def _else_of_loop(c: Ctx) -> bool:
+    return c.parent is not None and isinstance(c.parent.node, (cst.For, cst.While))
+
+
+def _is_unknown(v: cst.BaseExpression) -> bool:
+    return isinstance(v, cst.Name) and v.value == "__unknown__"
+
+
+def _target_name_nodes(t: cst.BaseExpression) -> Iterator[cst.Name]:
+    if isinstance(t, cst.Name):
+        yield t
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from _target_name_nodes(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from _target_name_nodes(t.value)
+
+
+# ---------------------------------------------------------------------------------------
+# TFL110
+
+_TA_NAMES = frozenset({"tensorflow.TensorArray", "tensorflow.compat.v1.TensorArray", "tensorflow.compat.v2.TensorArray",
+                       "tensorflow.python.ops.tensor_array_ops.TensorArray"})
+_TA_UPDATES = frozenset({"write", "scatter", "unstack", "split"})
+_TA_RETURNS_TA = _TA_UPDATES | {"identity", "grad", "mark_used"}
+
+
+class DiscardedTensorArrayWrite(Rule):
+    """`ta.write(...)` whose result is thrown away.
+
+    ## What it does
+    Flags an expression statement `ta.write(...)`, `ta.scatter(...)`, `ta.unstack(...)`
+    or `ta.split(...)` when `ta` is a `tf.TensorArray` (created with `tf.TensorArray(...)`,
+    returned by another TensorArray method, or annotated as one), anywhere in the file:
+    the code may work when it runs eagerly and break once it is traced.
+
+    ## Why is this bad?
+    TensorArray methods are functional: they return a new TensorArray and leave the old
+    one unchanged in a graph. Eagerly the write happens in place, so the bug survives
+    eager tests; in a `tf.function` the writes are lost and `ta.stack()` returns an empty
+    tensor, with no error.
+
+    ## Example
+    ```python
+    @tf.function
+    def squares(n):
+        ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta.write(i, i * i)
+        return ta.stack()
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def squares(n):
+        ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, i * i)
+        return ta.stack()
+    ```
+
+    ## Fix safety
+    The fix assigns the result back (`ta = ta.write(...)`). It is safe: the eager
+    behaviour is unchanged and the graph gets the written array.
+
+    ## References
+    - [tf.TensorArray](https://www.tensorflow.org/api_docs/python/tf/TensorArray)
+    - [AutoGraph reference: limitations](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md)
+    """
+
+    CODE = "TFL110"
+    NAME = "discarded-tensorarray-write"
+    MESSAGE = ("the result of `{call}` is discarded: TensorArray methods return a new array, so in a graph "
+               "the write is lost; assign it back (`{target} = {call}`)")
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P18",)
+    TRACED_ONLY = False
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def squares(n):
+    ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+    for i in tf.range(n):
+        ta = ta.write(i, i * i)
+    return ta.stack()
+
+def save(f, text):
+    f.write(text)            # a file, not a TensorArray
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def squares(n):
+    ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+    for i in tf.range(n):
+        ta.write(i, i * i)  # TFL110
+    return ta.stack()
+
+class Buffer(tf.Module):
+    def __init__(self):
+        self.frames = tf.TensorArray(tf.float32, size=4)
+
+    def fill(self, x: tf.Tensor, out: tf.TensorArray):
+        self.frames.unstack(x)  # TFL110
+        out.write(0, x)  # TFL110
+        return out
+''',
+    )
+    FIXED = (
+        (0, '''import tensorflow as tf
+
+@tf.function
+def squares(n):
+    ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+    for i in tf.range(n):
+        ta = ta.write(i, i * i)  # TFL110
+    return ta.stack()
+
+class Buffer(tf.Module):
+    def __init__(self):
+        self.frames = tf.TensorArray(tf.float32, size=4)
+
+    def fill(self, x: tf.Tensor, out: tf.TensorArray):
+        self.frames = self.frames.unstack(x)  # TFL110
+        out = out.write(0, x)  # TFL110
+        return out
+'''),
+    )
+
+    def visit_Expr(self, node: cst.Expr, ctx: Ctx) -> None:
+        call = node.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in _TA_UPDATES and call.args):
+            return
+        recv = call.func.value
+        if not self._is_tensorarray(recv, ctx.fn, 0):
+            return
+        target = dotted_name(recv)
+        text = cst.Module(body=[]).code_for_node(call)
+        short = text if len(text) <= 40 else f"{target}.{call.func.attr.value}(...)"
+        fix = None
+        if target is not None:
+            pos = self.sem.position(node)
+            fix = Fix(title=f"Assign the result back to `{target}`", applicability=Applicability.SAFE,
+                      edits=(Edit(pos.start.line, pos.start.column, pos.start.line, pos.start.column,
+                                  f"{target} = "),))
+        self.report(node, self.MESSAGE.format(call=short, target=target or "ta"), ctx=ctx, fix=fix)
+
+    def _is_tensorarray(self, e: cst.BaseExpression, fn: FunctionInfo | None, depth: int) -> bool:
+        sem = self.sem
+        if depth > 6:
+            return False
+        if isinstance(e, cst.Call):
+            if sem.resolves_to(e.func, _TA_NAMES):
+                return True
+            f = e.func
+            return isinstance(f, cst.Attribute) and f.attr.value in _TA_RETURNS_TA and \
+                self._is_tensorarray(f.value, fn, depth + 1)
+        if isinstance(e, cst.Attribute):
+            vals = _self_attr_values(e, fn)
+            return bool(vals) and any(self._is_tensorarray(v, fn, depth + 1) for v in vals)
+        if isinstance(e, cst.Name):
+            found = _values(sem, e.value, fn)
+            if found is None:
+                return False
+            kind, owner, vals = found
+            if kind == "param":
+                assert owner is not None
+                for p in owner.params:
+                    if p.name.value == e.value and p.annotation is not None:
+                        return (dotted_name(p.annotation.annotation) or "").endswith("TensorArray")
+                return False
+            return any(self._is_tensorarray(v, owner, depth + 1) for v in vals)
+        return False
+
+
+# ---------------------------------------------------------------------------------------
+# TFL111
+
+#: TensorFlow namespaces whose functions are pure ops (their only effect is the result)
+_PURE_PREFIXES = ("tensorflow.math.", "tensorflow.linalg.", "tensorflow.strings.", "tensorflow.sparse.",
+                  "tensorflow.signal.", "tensorflow.bitwise.", "tensorflow.dtypes.", "tensorflow.ragged.",
+                  "tensorflow.image.", "tensorflow.nn.")
+#: top-level ``tf.<name>`` functions that are not pure ops: effects, control flow,
+#: Python-side utilities
+_NOT_PURE_TOP = frozenset({"print", "group", "no_op", "cond", "case", "switch_case", "while_loop", "map_fn",
+                           "scan", "foldl", "foldr", "vectorized_map", "py_function", "numpy_function",
+                           "function", "control_dependencies", "name_scope", "device", "init_scope",
+                           "custom_gradient", "recompute_grad", "get_logger", "executing_eagerly",
+                           "get_static_value", "is_tensor", "register_tensor_conversion_function",
+                           "load_op_library", "load_library", "py_func", "make_template", "while_loop_v2",
+                           "timestamp", "tuple", "stop_gradient", "guarantee_const"})
+
+
+def _pure_op(q: str) -> bool:
+    last = q.rsplit(".", 1)[-1]
+    if last[:1].isupper() or last.startswith("_") or "assert" in last or "random" in last or \
+            "dropout" in last or "assign" in last or "update" in last or "summary" in last:
+        return False
+    if q.startswith(_PURE_PREFIXES):
+        return True
+    if q in ("tensorflow.io.decode_raw", "tensorflow.io.parse_tensor", "tensorflow.io.decode_json_example"):
+        return True
+    head, _, _ = q.rpartition(".")
+    return head == "tensorflow" and last not in _NOT_PURE_TOP
+
+
+class UnusedOpResult(Rule):
+    """A pure TensorFlow op whose result is not used.
+
+    ## What it does
+    Flags an expression statement in traced code that calls a pure TensorFlow op
+    (`tf.gather`, `tf.ensure_shape`, `tf.math.*`, `tf.linalg.*`, `tf.strings.*`,
+    `tf.nn.*`, ...) and throws its result away. Stateful ops run anyway (automatic control
+    dependencies) and are not flagged: `tf.print`, `tf.debugging.assert_*`, `tf.Assert`,
+    `tf.debugging.check_numerics` (a stateful op in TensorFlow 2.21), `tf.summary.*`,
+    `assign*`, random ops, `tf.timestamp`, TensorArray writes (TFL110), control flow
+    (`tf.cond`, `tf.while_loop`, ...), `tf.py_function`, nor calls of your own functions.
+
+    Off by default: a discarded result is sometimes intended (a leftover debugging line,
+    a call kept for its static shape checks at trace time).
+
+    ## Why is this bad?
+    Graphs execute non-strictly: an op whose output nothing depends on is pruned and never
+    runs. A shape check such as `tf.ensure_shape(x, [None, 3])` or an out-of-range
+    `tf.gather` that raises eagerly is silently skipped inside `tf.function`.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(x):
+        tf.ensure_shape(x, [None, 3])
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(x):
+        x = tf.ensure_shape(x, [None, 3])
+        return x * 2
+    ```
+    Or use `tf.debugging.assert_*`, which are stateful and always run.
+
+    ## References
+    - [Introduction to graphs: Non-strict execution](https://www.tensorflow.org/guide/intro_to_graphs#non-strict_execution)
+    """
+
+    CODE = "TFL111"
+    NAME = "unused-op-result"
+    MESSAGE = "the result of `{op}` is unused: the op is pruned from the graph and never runs (its checks too)"
+    SEVERITY = Severity.INFO
+    DEFAULT_ON = False
+    PITFALLS = ("P10",)
+    VALID = (
+        '''import tensorflow as tf
+
+def helper(x):
+    return x
+
+@tf.function
+def f(x, v):
+    tf.print("x:", x)
+    tf.debugging.assert_positive(x)
+    v.assign_add(x)
+    helper(x)
+    tf.debugging.check_numerics(x, "nan")   # a stateful op: kept, it runs
+    x = tf.ensure_shape(x, [None])
+    return x * 2
+
+tf.reduce_sum([1.0])   # eager code runs every op
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    tf.ensure_shape(x, [None, 3])  # TFL111
+    tf.gather(x, [5])  # TFL111
+    tf.math.log(x)  # TFL111
+    return x * 2
+''',
+    )
+
+    def visit_Expr(self, node: cst.Expr, ctx: Ctx) -> None:
+        call = node.value
+        if not isinstance(call, cst.Call):
+            return
+        for q in self.sem.qualified(call.func):
+            if _pure_op(q):
+                self.report(node, self.MESSAGE.format(op=dotted_name(call.func)), ctx=ctx)
+                return
+
+
+# ---------------------------------------------------------------------------------------
+# TFL204
+
+_BROAD = frozenset({"Exception", "BaseException"})
+_STATIC_TF = frozenset({"as_dtype", "executing_eagerly", "get_static_value", "is_tensor", "get_logger",
+                        "function", "name_scope", "device", "init_scope", "is_symbolic_tensor",
+                        "control_dependencies", "load_op_library", "load_library", "py_function",
+                        "numpy_function", "print", "no_op", "get_shape"})
+_CONVERSIONS = frozenset({"constant", "convert_to_tensor", "cast", "reshape", "ensure_shape", "identity",
+                          "shape", "rank", "size", "zeros", "ones", "zeros_like", "ones_like", "fill",
+                          "expand_dims", "squeeze", "stack", "concat"})
+_NOT_OPS = ("tensorflow.nest.", "tensorflow.python.util.", "tensorflow.python.platform.", "tensorflow.io.gfile.", "tensorflow.compat.v1.logging.", "tensorflow.config.",
+            "tensorflow.saved_model.", "tensorflow.autograph.", "tensorflow.errors.", "tensorflow.dtypes.as_dtype",
+            "tensorflow.experimental.numpy.", "tensorflow.distribute.", "tensorflow.train.", "tensorflow.test.",
+            "tensorflow.sysconfig.", "tensorflow.type_spec", "tensorflow.__internal__.")
+
+
+def _only_raises(h: cst.ExceptHandler) -> bool:
+    """A handler that only re-raises (adding context to trace-time errors, perhaps after
+    logging) swallows nothing."""
+    body = h.body.body if isinstance(h.body, cst.IndentedBlock) else ()
+    if not body or not all(isinstance(st, cst.SimpleStatementLine) for st in body):
+        return False
+    small = [x for st in body for x in st.body]  # type: ignore[attr-defined]
+    return isinstance(small[-1], cst.Raise) and all(isinstance(x, (cst.Expr, cst.Pass)) for x in small[:-1])
+
+
+class TryExceptInTracedCode(Rule):
+    """`try/except` for runtime errors around TensorFlow ops in traced code.
+
+    ## What it does
+    Flags a `try` statement in traced code whose body calls TensorFlow ops and which has a
+    handler for errors that ops raise when the graph runs: `tf.errors.*`
+    (`InvalidArgumentError`, `OutOfRangeError`, ...), `Exception`, `BaseException` or a
+    bare `except:`. Handlers for Python errors raised while tracing (`ImportError`,
+    `ValueError`, `TypeError`, `KeyError`, `AttributeError`, ...) are fine, and so is a
+    `try` whose body only does Python work, and a broad handler that only re-raises
+    (it adds context to trace-time errors and swallows nothing).
+
+    ## Why is this bad?
+    While tracing, TensorFlow ops only build the graph; they fail later, when the graph
+    runs, outside the `try`. The `except` branch never runs for a runtime error: it is
+    dead code, and the error (`InvalidArgumentError: ... Tensor had NaN values`)
+    propagates out of the function. A broad `except Exception` only catches trace-time
+    mistakes, which usually hides a bug rather than handling a bad input.
+
+    ## Example
+    ```python
+    @tf.function
+    def safe_log(x):
+        try:
+            y = tf.debugging.check_numerics(tf.math.log(x), "bad input")
+        except tf.errors.InvalidArgumentError:
+            y = tf.zeros_like(x)
+        return y
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def safe_log(x):
+        y = tf.math.log(x)
+        return tf.where(tf.math.is_finite(y), y, tf.zeros_like(y))
+    ```
+
+    ## References
+    - [AutoGraph reference: error handling](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/error_handling.md)
+    - [Introduction to graphs: Non-strict execution](https://www.tensorflow.org/guide/intro_to_graphs#non-strict_execution)
+    """
+
+    CODE = "TFL204"
+    NAME = "try-except-in-traced-code"
+    MESSAGE = ("{what} around TensorFlow ops in traced code never sees their runtime errors: ops fail "
+               "when the graph runs, outside the `try`; handle the case in the graph (tf.where, tf.cond) or "
+               "catch the error around the call in eager code")
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P11",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    try:
+        import scipy.special as sp      # a trace-time Python error
+    except ImportError:
+        sp = None
+    try:
+        y = tf.reshape(x, [-1, 4])      # static shape errors are raised while tracing
+    except ValueError:
+        y = x
+    try:
+        n = int(x.shape[0])
+    except TypeError:
+        n = None
+    return y, n
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    try:  # TFL204
+        y = tf.debugging.check_numerics(tf.math.log(x), "bad input")
+    except tf.errors.InvalidArgumentError:
+        y = tf.zeros_like(x)
+    return y
+
+@tf.function
+def parse(line):
+    try:  # TFL204
+        return tf.strings.to_number(line)
+    except Exception:
+        return tf.constant(0.0)
+''',
+    )
+
+    def visit_Try(self, node: cst.Try, ctx: Ctx) -> None:
+        what, broad = self._runtime_handler(node)
+        if what is None:
+            return
+        if not self._body_has_op(node, ctx, broad):
+            return
+        text = "a bare `except:`" if what == ":" else f"`except {what}`"
+        self.report(node, self.MESSAGE.format(what=text), ctx=ctx)
+
+    def _runtime_handler(self, node: cst.Try) -> tuple[str | None, bool]:
+        """The first handler for runtime errors, and whether it is a broad one."""
+        broad: str | None = None
+        for h in node.handlers:
+            if h.type is None:
+                if not _only_raises(h):
+                    broad = broad or ":"
+                continue
+            types = [e.value for e in h.type.elements] if isinstance(h.type, cst.Tuple) else [h.type]
+            for t in types:
+                for q in self.sem.qualified(t):
+                    if q.startswith(("tensorflow.errors.", "tensorflow.python.framework.errors",
+                                     "tensorflow.compat.v1.errors.", "tensorflow.compat.v2.errors.")):
+                        return dotted_name(t) or q, False
+                if isinstance(t, cst.Name) and t.value in _BROAD and t.value not in self.sem.imports and \
+                        not _only_raises(h):
+                    broad = broad or t.value
+        return broad, True
+
+    def _body_has_op(self, node: cst.Try, ctx: Ctx, broad: bool) -> bool:
+        fn = ctx.fn
+        if fn is None:
+            return False
+        for call, cctx in fn.calls:
+            if not any(c.node is node and c.field == "body" for c in cctx.within_function()):
+                continue
+            if self._is_op(call, broad):
+                return True
+        return False
+
+    def _is_op(self, call: cst.Call, broad: bool) -> bool:
+        """A TensorFlow op that can fail when the graph runs. For a broad handler, ops
+        whose usual failures are static (conversion, reshape, cast) do not count."""
+        sem = self.sem
+        for q in sem.qualified(call.func):
+            if q.startswith(("tensorflow.", "keras.ops.")) and not q.startswith(_NOT_OPS):
+                last = q.rsplit(".", 1)[-1]
+                if last[:1].isupper() or last in _STATIC_TF:
+                    return False
+                # a broad handler in TensorFlow's own graph-building code catches trace-time
+                # failures on purpose: count only public ops there
+                return not (broad and (last in _CONVERSIONS or q.startswith("tensorflow.python.")))
+        f = call.func
+        return not broad and isinstance(f, cst.Attribute) and f.attr.value == "get_next" and not call.args
