@@ -204,7 +204,7 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
                 if lit is not None:
                     literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee))
                     continue
-                name = self._varying_name(value, ctx)
+                name = PythonScalarArgument._varying_name(value, ctx)
                 if name is not None:
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name), ctx=None,
                                 fix=self._fix(value, ctx))
@@ -241,7 +241,8 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
                 yield (names[pos] if pos < len(names) else f"#{pos}"), a
                 pos += 1
 
-    def _varying_name(self, value: cst.BaseExpression, ctx: Ctx) -> str | None:
+    @staticmethod
+    def _varying_name(value: cst.BaseExpression, ctx: Ctx) -> str | None:
         """A name in ``value`` that changes on every iteration of an enclosing loop."""
         names = _names_in(value)
         if not names:
@@ -454,3 +455,112 @@ def train(model, batches):
                     any(c.node is container for c in cctx.ancestors()):
                 return True
         return False
+
+
+class NewPythonObjectArgument(Rule):
+    """A new container of changing numbers, or a new object, passed per loop iteration.
+
+    ## What it does
+    Flags, inside loops outside traced code: (1) arguments of a call to a tf.function of
+    this module that are list, tuple or dict displays holding a Python number that changes
+    per iteration (`f([float(i), 1.0])`), and (2) a class of this module that has a
+    `tf.function` method, instantiated in the loop and that method called on the new
+    instance (`Model().predict_step(x)`). Containers of tensors are not flagged: they are
+    traced by structure, not by value. Off by default: a loop with a handful of
+    iterations traces a handful of graphs on purpose.
+
+    ## Why is this bad?
+    The Python values inside a container are part of the trace key, like a bare Python
+    number (TFL401): every new value traces a new graph. A `tf.function` method keeps its
+    traces per instance, so a new instance per iteration traces again every time. Observed
+    on TensorFlow 2.21: 6 calls with new float lists give 6 traces and the retracing
+    warning.
+
+    ## Example
+    ```python
+    for i in range(100):
+        f([float(i), 1.0])
+    ```
+
+    ## Use instead
+    ```python
+    for i in range(100):
+        f(tf.constant([float(i), 1.0]))
+    ```
+    and create objects with `tf.function` methods once, outside the loop.
+
+    ## References
+    - [Better performance with tf.function: Rules of tracing](https://www.tensorflow.org/guide/function#rules_of_tracing)
+    """
+
+    CODE = "TFL404"
+    NAME = "new-python-object-argument"
+    MESSAGE = "{what}: each iteration traces `{fn}` again; {advice}"
+    SEVERITY = Severity.PERF
+    DEFAULT_ON = False
+    TRACED_ONLY = False
+    PITFALLS = ("P34",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(pair):
+    return pair[0] * pair[1]
+
+class Model(tf.Module):
+    @tf.function
+    def step(self, x):
+        return x * 2
+
+model = Model()
+for i in range(100):
+    f([tf.constant(float(i)), tf.constant(1.0)])   # tensors: traced by structure
+    f([1.0, 2.0])                                  # the same values every time
+    model.step(tf.constant(1.0))                   # one instance
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(pair):
+    return pair[0] * pair[1]
+
+for i in range(100):
+    f([float(i), 1.0])  # TFL404
+''',
+        '''import tensorflow as tf
+
+class Model(tf.Module):
+    @tf.function
+    def predict_step(self, x):
+        return x * 2
+
+def run(batches):
+    for x in batches:
+        Model().predict_step(x)  # TFL404
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        sem = self.sem
+        if next(ctx.loops(), None) is None or sem.is_traced(ctx):
+            return
+        callee = tf_function_callee(sem, node, ctx)
+        if callee is not None and not callee.has_input_signature:
+            for a in node.args:
+                if isinstance(a.value, (cst.List, cst.Tuple, cst.Dict)):
+                    elements = [e.value for e in getattr(a.value, "elements", ())]
+                    if any(PythonScalarArgument._varying_name(e, ctx) for e in elements):
+                        self.report(a.value, self.MESSAGE.format(
+                            what="a new container of changing Python numbers", fn=callee.name,
+                            advice="pass a tensor (`tf.constant([...])`)"))
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and \
+                isinstance(func.value.func, cst.Name) and func.value.func.value in sem.classes:
+            method = sem.method_of(sem.classes[func.value.func.value], func.attr.value)
+            if method is not None and method.tf_function:
+                self.report(node, self.MESSAGE.format(
+                    what=f"a new `{func.value.func.value}` per iteration", fn=method.name,
+                    advice="create the object once, outside the loop"))
