@@ -10,7 +10,7 @@ import libcst as cst
 from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic import target_names, Ctx, FunctionInfo, SemanticModel, dotted_name
 
 #: a Python loop with more constant iterations than this is worth a TensorFlow loop
 LARGE_UNROLL = 100
@@ -37,14 +37,6 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                 stack.append(c)
 
 
-def _target_names(t: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(t, cst.Name):
-        yield t.value
-    elif isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            yield from _target_names(e.value)
-    elif isinstance(t, cst.StarredElement):
-        yield from _target_names(t.value)
 
 
 def _bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
@@ -52,23 +44,23 @@ def _bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
     for n in _walk(node):
         if isinstance(n, cst.Assign):
             for t in n.targets:
-                for name in _target_names(t.target):
+                for name in target_names(t.target):
                     yield name, n
         elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
             if not (isinstance(n, cst.AnnAssign) and n.value is None):
-                for name in _target_names(n.target):
+                for name in target_names(n.target):
                     yield name, n
         elif isinstance(n, cst.For):
-            for name in _target_names(n.target):
+            for name in target_names(n.target):
                 yield name, n
         elif isinstance(n, cst.NamedExpr):
-            for name in _target_names(n.target):
+            for name in target_names(n.target):
                 yield name, n
         elif isinstance(n, cst.WithItem) and n.asname is not None:
-            for name in _target_names(n.asname.name):
+            for name in target_names(n.asname.name):
                 yield name, n
         elif isinstance(n, cst.ExceptHandler) and n.name is not None:
-            yield from ((x, n) for x in _target_names(n.name.name))
+            yield from ((x, n) for x in target_names(n.name.name))
         elif isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(n.names, cst.ImportStar):
             for a in n.names:
                 if a.asname is not None and isinstance(a.asname.name, cst.Name):
@@ -1025,7 +1017,7 @@ def g(x):
         for c in ctx.loops():
             if isinstance(c.node, cst.For):
                 v = surely_iterates_tensors(sem, c.node.iter, fn)
-                for t in _target_names(c.node.target):
+                for t in target_names(c.node.target):
                     known.setdefault(t, v)
         for c in ctx.within_function():
             n = c.node
@@ -1146,8 +1138,8 @@ def f():
                 continue
             hit = free & _assigned_in(loop.body)
             if isinstance(loop, cst.For):
-                hit -= set(_target_names(loop.target))
-                hit |= free & set(_target_names(loop.target))
+                hit -= set(target_names(loop.target))
+                hit |= free & set(target_names(loop.target))
             if not hit or not surely_tf_loop(sem, loop, fn):
                 continue
             if self._called_after(lname, lpos.end, fn):

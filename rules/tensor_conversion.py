@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import libcst as cst
 
 from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import TF_FUNCTION_NAMES, Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic import target_names, TF_FUNCTION_NAMES, Ctx, FunctionInfo, SemanticModel, dotted_name
 
 from tflint.rules.python_calls import _builtin
 
@@ -556,19 +554,11 @@ def _comp_targets(comp: cst.BaseExpression) -> set[str]:
     names: set[str] = set()
     f = getattr(comp, "for_in", None)
     while f is not None:
-        names |= set(_names(f.target))
+        names |= set(target_names(f.target))
         f = f.inner_for_in
     return names
 
 
-def _names(t: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(t, cst.Name):
-        yield t.value
-    elif isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            yield from _names(e.value)
-    elif isinstance(t, cst.StarredElement):
-        yield from _names(t.value)
 
 
 def _comp_test_is_tensor(sem: SemanticModel, test: cst.BaseExpression, comp: cst.BaseExpression,

@@ -5,7 +5,7 @@ them. (examples/verify/ belongs to the verifier: linted, but nothing is required
 
 from __future__ import annotations
 
-import io
+
 import json
 import re
 import subprocess

@@ -215,14 +215,15 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def _target_names(t: cst.BaseExpression) -> Iterator[str]:
+def target_names(t: cst.BaseExpression) -> Iterator[str]:
+    """Names bound by an assignment or loop target (``a``, ``a, (b, *c)``)."""
     if isinstance(t, cst.Name):
         yield t.value
     elif isinstance(t, (cst.Tuple, cst.List)):
         for e in t.elements:
-            yield from _target_names(e.value)
+            yield from target_names(e.value)
     elif isinstance(t, cst.StarredElement):
-        yield from _target_names(t.value)
+        yield from target_names(t.value)
 
 
 @dataclass(eq=False)
@@ -863,7 +864,7 @@ class _Builder:
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, ctx: Ctx) -> None:
         fn = ctx.fn
-        names = list(_target_names(target))
+        names = list(target_names(target))
         single = isinstance(target, cst.Name)
         if fn is None:
             if ctx.cls is None:
@@ -914,7 +915,7 @@ class _Builder:
     def on_for(self, node: cst.For, ctx: Ctx) -> None:
         self._bind(node.target, None, ctx)
         if ctx.fn is not None:
-            for n in _target_names(node.target):
+            for n in target_names(node.target):
                 ctx.fn.loop_targets.setdefault(n, []).append(node.iter)
 
     def on_with(self, node: cst.With, ctx: Ctx) -> None:
