@@ -1171,7 +1171,7 @@ def _lambda_params(lam: cst.Lambda) -> list[cst.Param]:
 
 
 class DefinedInOneBranch(Rule):
-    """A name is defined in only one branch of a tensor `if` and used after it.
+    """A name defined in only one branch of a tensor `if`, or carried undefined into a TF loop.
 
     ## What it does
     In traced code, flags an `if` whose condition is a tensor when a name assigned in one
@@ -1180,10 +1180,16 @@ class DefinedInOneBranch(Rule):
     name. Python conditions (`if training:`, `if mask is None:`) are not flagged: only
     the branch taken is traced. Names used only inside the branch are fine.
 
+    Also flags a TensorFlow loop (over `tf.range`, a tensor, a Dataset, or a `while` on a
+    tensor) whose body reads a name before assigning it, when nothing outside the loop
+    defines that name: the value is carried from the previous iteration and has none on
+    entry. A name first assigned in the loop and only read after it is fine on TF 2.21.
+
     ## Why is this bad?
     AutoGraph turns the `if` into `tf.cond`, which needs every value that flows out of it
     on both paths. Tracing fails with `ValueError: 'y' must also be initialized in the
-    else branch`.
+    else branch`. A TensorFlow loop likewise needs every loop-carried value before it
+    starts (`UnboundLocalError: 's' is used before assignment` inside AutoGraph's error).
 
     ## Example
     ```python
@@ -1214,7 +1220,9 @@ class DefinedInOneBranch(Rule):
     MESSAGE = ("`{name}` is defined only in the {branch} branch of this tensor `if` and used after it: tf.cond "
                "needs it on both paths; define it before the `if` or in the {other} branch")
     SEVERITY = Severity.ERROR
-    PITFALLS = ("P21",)
+    PITFALLS = ("P21", "P22")
+    LOOP_MESSAGE = ("`{name}` is carried from one iteration of this TensorFlow loop to the next but is not defined "
+                    "before the loop: AutoGraph needs its value on entry; initialise it before the loop")
     VALID = (
         '''import tensorflow as tf
 
@@ -1254,7 +1262,44 @@ def g(x):
         offset = 1.0
     return x * scale
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def f(n):
+    for i in tf.range(n):  # TFL504
+        if i > 0:
+            s = s + i
+        else:
+            s = i
+    return s
+''',
     )
+
+    def visit_For(self, node: cst.For | cst.While, ctx: Ctx) -> None:
+        """P22: a name read before it is (definitely) assigned in the body of a TensorFlow
+        loop, assigned in the body, and bound nowhere else in the function: its value must
+        come from the previous iteration, and there is none on entry. A name first
+        assigned in the loop and only read after it is fine on TF 2.21."""
+        sem = self.sem
+        fn = ctx.fn
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or _in_py_function(sem, ctx):
+            return
+        if not surely_tf_loop(sem, node, fn):
+            return
+        inside = {id(n) for n in _walk(node)}
+        outside = {n for n, b in _bindings(fn.node.body) if id(b) not in inside}
+        candidates = _assigned_in(node.body) - outside - fn.param_names
+        if isinstance(node, cst.For):
+            candidates -= set(target_names(node.target))
+        candidates = {n for n in candidates
+                      if not any(n in f.globals_ or n in f.nonlocals for f in fn.scope_chain())}
+        if not candidates:
+            return
+        hit = _first_unassigned_read(node.body.body, set(), candidates)[0]  # type: ignore[union-attr]
+        if hit is not None:
+            self.report(node, self.LOOP_MESSAGE.format(name=hit), ctx=ctx)
+
+    visit_While = visit_For
 
     def visit_If(self, node: cst.If, ctx: Ctx) -> None:
         sem = self.sem
@@ -1309,6 +1354,81 @@ def g(x):
             if isinstance(s, cst.Assign) and any(first[1] is t for tg in s.targets for t in _walk(tg.target)):
                 return name in _names_read(s.value)
         return False
+
+
+def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tuple[str | None, set[str]]:
+    """Walk statements in execution order; return the first candidate name read while
+    not yet definitely assigned, and the names definitely assigned afterwards."""
+    defined = set(defined)
+
+    def reads(node: cst.CSTNode | None) -> str | None:
+        if node is None:
+            return None
+        hit = sorted((_names_read(node) & candidates) - defined)
+        return hit[0] if hit else None
+
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    hit = reads(small.value)
+                    if hit:
+                        return hit, defined
+                    for t in small.targets:
+                        defined |= set(target_names(t.target))
+                elif isinstance(small, cst.AugAssign):
+                    hit = reads(small.value) or reads(small.target)
+                    if hit:
+                        return hit, defined
+                elif isinstance(small, cst.AnnAssign):
+                    hit = reads(small.value)
+                    if hit:
+                        return hit, defined
+                    if small.value is not None:
+                        defined |= set(target_names(small.target))
+                else:
+                    hit = reads(small)
+                    if hit:
+                        return hit, defined
+        elif isinstance(stmt, cst.If):
+            hit = reads(stmt.test)
+            if hit:
+                return hit, defined
+            hit, d1 = _first_unassigned_read(stmt.body.body, defined, candidates)
+            if hit:
+                return hit, defined
+            orelse = stmt.orelse
+            if orelse is None:
+                d2 = defined
+            elif isinstance(orelse, cst.If):
+                hit, d2 = _first_unassigned_read([orelse], defined, candidates)
+            else:
+                hit, d2 = _first_unassigned_read(orelse.body.body, defined, candidates)
+            if hit:
+                return hit, defined
+            defined = d1 & d2
+        elif isinstance(stmt, (cst.For, cst.While)):
+            hit = reads(stmt.iter if isinstance(stmt, cst.For) else stmt.test)
+            if hit:
+                return hit, defined
+            inner = set(defined)
+            if isinstance(stmt, cst.For):
+                inner |= set(target_names(stmt.target))
+            hit, _ = _first_unassigned_read(stmt.body.body, inner, candidates)
+            if hit:
+                return hit, defined
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                hit = reads(item.item)
+                if hit:
+                    return hit, defined
+            hit, defined = _first_unassigned_read(stmt.body.body, defined, candidates)
+            if hit:
+                return hit, defined
+        else:
+            # try/match/nested definitions: too many paths to judge; stop looking
+            return None, defined
+    return None, defined
 
 
 def _exits(block: cst.CSTNode | None) -> bool:
