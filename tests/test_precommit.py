@@ -9,13 +9,12 @@ working tree are not part of what this test exercises.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from precommit_support import clean_env, pre_commit_cmd
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,35 +24,6 @@ GOOD = (
 )
 
 pytestmark = pytest.mark.slow
-
-
-def _pre_commit() -> list[str]:
-    """How to call pre-commit: the module of this interpreter, else the command."""
-    try:
-        import pre_commit  # noqa: F401
-    except ImportError:
-        exe = shutil.which("pre-commit")
-        if exe is None:
-            pytest.skip("pre-commit is not installed (pip install -e '.[dev]' installs it)")
-        return [exe]
-    return [sys.executable, "-m", "pre_commit"]
-
-
-def _clean_env(home: Path) -> dict[str, str]:
-    # GIT_* variables leak in when the suite itself runs from a git hook; they would
-    # point the commands below at the wrong repository
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        PRE_COMMIT_HOME=str(home),
-        PRE_COMMIT_COLOR="never",
-        VIRTUALENV_NO_PERIODIC_UPDATE="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.invalid",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.invalid",
-    )
-    env.pop("PRE_COMMIT", None)
-    return env
 
 
 def _git(*args: str, cwd: Path, env: dict[str, str]) -> str:
@@ -67,10 +37,10 @@ def _git(*args: str, cwd: Path, env: dict[str, str]) -> str:
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], list[str]]:
     """A git repository whose .pre-commit-config.yaml points at this checkout's HEAD."""
-    cmd = _pre_commit()
+    cmd = pre_commit_cmd()
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    env = _clean_env(tmp_path_factory.mktemp("pre-commit-home"))
+    env = clean_env(tmp_path_factory.mktemp("pre-commit-home"))
     top = subprocess.run(
         ["git", "rev-parse", "--show-toplevel"],
         cwd=REPO_ROOT,

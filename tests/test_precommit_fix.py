@@ -9,13 +9,12 @@ is staged, the next commit passes.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from precommit_support import clean_env, pre_commit_cmd
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,32 +27,6 @@ FIXED = BAD.replace("    print(x)", "    tf.print(x)")
 pytestmark = pytest.mark.slow
 
 
-def _pre_commit() -> list[str]:
-    try:
-        import pre_commit  # noqa: F401
-    except ImportError:
-        exe = shutil.which("pre-commit")
-        if exe is None:
-            pytest.skip("pre-commit is not installed (pip install -e '.[dev]' installs it)")
-        return [exe]
-    return [sys.executable, "-m", "pre_commit"]
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        PRE_COMMIT_HOME=str(home),
-        PRE_COMMIT_COLOR="never",
-        VIRTUALENV_NO_PERIODIC_UPDATE="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.invalid",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.invalid",
-    )
-    env.pop("PRE_COMMIT", None)
-    return env
-
-
 def _git(*args: str, cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     if check:
@@ -62,10 +35,10 @@ def _git(*args: str, cwd: Path, env: dict[str, str], check: bool = True) -> subp
 
 
 def test_fix_hook_fixes_the_file_and_fails_the_commit_then_passes(tmp_path: Path) -> None:
-    cmd = _pre_commit()
+    cmd = pre_commit_cmd()
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    env = _env(tmp_path / "pre-commit-home")
+    env = clean_env(tmp_path / "pre-commit-home")
     top = _git("rev-parse", "--show-toplevel", cwd=REPO_ROOT, env=env, check=False)
     if top.returncode != 0 or Path(top.stdout.strip()).resolve() != REPO_ROOT:
         pytest.skip("not a git checkout of tflint")
