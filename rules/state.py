@@ -6,7 +6,7 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import Ctx, FunctionInfo, SemanticModel
+from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
 
 _VARIABLE_NAMES = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "tensorflow.compat.v2.Variable",
                              "tensorflow.python.ops.variables.Variable"})
@@ -241,4 +241,4 @@ class Model(keras.Model):
             return
         if created_once(self.sem, ctx):
             return
-        self.report(node, self.MESSAGE.format(what=".".join(parts[-2:]) + "(...)"), ctx=ctx)
+        self.report(node, self.MESSAGE.format(what=(dotted_name(node.func) or ".".join(parts[-2:])) + "(...)"), ctx=ctx)
