@@ -139,3 +139,39 @@ def test_is_enabled_prefix_semantics() -> None:
     for code in off:
         assert not registry.is_enabled(code)
         assert registry.is_enabled(code, extend_select=[code])
+
+
+def test_garbage_collector_paused_during_lint_and_restored(monkeypatch) -> None:
+    """The collector is off while a file is analysed and back as it was afterwards, also
+    when the analysis fails inside the engine and when the caller had it disabled."""
+    import gc
+
+    from tflint import engine
+
+    seen: list[bool] = []
+    real_build = engine.semantic.build
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(engine.semantic, "build", spy)
+    assert gc.isenabled()
+    assert codes(lint_source(BAD_PRINT, "a.py")) == [("TFL101", 4)]
+    assert seen == [False] and gc.isenabled()
+
+    def broken(*args, **kwargs):
+        seen.append(gc.isenabled())
+        raise RuntimeError("model failed")
+
+    monkeypatch.setattr(engine.semantic, "build", broken)
+    assert [d.code for d in lint_source(BAD_PRINT, "a.py")] == ["TFL002"]
+    assert seen == [False, False] and gc.isenabled()
+
+    gc.disable()
+    try:
+        monkeypatch.setattr(engine.semantic, "build", spy)
+        lint_source(BAD_PRINT, "a.py")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
