@@ -643,6 +643,16 @@ def f(x, d_model: int = 64):
     table = np.arange(10, dtype=np.float32)
     return tf.reshape(x, [-1, n]) / scale + tf.reduce_sum(table)
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+def smoothing(eps):
+    return np.log1p(eps)               # every traced call passes a Python number
+
+@tf.function
+def loss(labels, logits):
+    return tf.reduce_mean(labels * logits) + smoothing(0.1) + smoothing(eps=1e-3)
+''',
     )
     INVALID = (
         '''import numpy as np
@@ -661,6 +671,16 @@ def parse(record):
     return np.clip(features["v"], 0.0, 1.0)  # TFL104
 
 ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(parse)
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+def smoothing(eps):
+    return np.log1p(eps)  # TFL104
+
+@tf.function
+def loss(labels, logits):
+    return tf.reduce_mean(labels * logits) + smoothing(0.1) + smoothing(logits)
 ''',
     )
 

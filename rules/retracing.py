@@ -198,7 +198,7 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
             callee = tf_function_callee(sem, call, ctx)
             if callee is None or callee.has_input_signature:
                 continue
-            for key, arg in self._bound_args(call, callee):
+            for key, arg in (sem.bound_args(call, callee, partial=True) or {}).items():
                 value = arg.value
                 lit = _literal(value)
                 if lit is not None:
@@ -225,21 +225,6 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
         new = fixes.call(f"{alias}.constant", [cst.Arg(inner)])
         return self.replace(value, new, safe=False, imports=imports,
                             title=f"Pass `{alias}.constant({_code(inner)})`")
-
-    @staticmethod
-    def _bound_args(call: cst.Call, callee: FunctionInfo):
-        names = [p.name.value for p in callee.params if p.star not in ("*", "**")]
-        if callee.self_name is not None and isinstance(call.func, cst.Attribute):
-            names = names[1:]
-        pos = 0
-        for a in call.args:
-            if a.star:
-                return
-            if a.keyword is not None:
-                yield a.keyword.value, a
-            else:
-                yield (names[pos] if pos < len(names) else f"#{pos}"), a
-                pos += 1
 
     @staticmethod
     def _varying_name(value: cst.BaseExpression, ctx: Ctx) -> str | None:

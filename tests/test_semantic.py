@@ -323,3 +323,49 @@ def test_compat_v2_py_function_body_is_not_traced() -> None:
     ds = tf.data.Dataset.range(4).map(grab)
     """
     assert traced(src) == {"grab"}
+
+
+@pytest.mark.parametrize(
+    "calls, expected",
+    [
+        ("helper(3.0) + helper(-1) + helper(x=(1, 2.5))", False),  # only Python literals
+        ("helper(3.0) + helper(t)", True),  # one traced call passes a tensor
+        ("helper(*args)", True),  # unpacked: the binding is unknown
+        ("self_free(t)", True),  # no call of helper at all: judged as a parameter
+    ],
+)
+def test_parameter_of_a_callee_given_only_python_literals(calls: str, expected: bool) -> None:
+    """A function traced only because traced code calls it holds, in a parameter that
+    every such call fills with a Python literal, that Python value, not a tensor."""
+    m = model(f"""
+    import tensorflow as tf
+
+    def helper(x):
+        return x
+
+    def self_free(v):
+        return helper(v)
+
+    @tf.function
+    def f(t, *args):
+        return {calls}
+    """)
+    fn = next(f for f in m.functions if f.name == "helper")
+    assert fn.traced
+    assert m.is_tensor(cst.Name("x"), fn) is expected
+
+
+def test_method_callee_given_python_literals_through_self() -> None:
+    m = model("""
+    import tensorflow as tf
+
+    class Scaler(tf.Module):
+        def _factor(self, p):
+            return p * 2
+
+        @tf.function
+        def __call__(self, x):
+            return x * self._factor(0.5)
+    """)
+    fn = next(f for f in m.functions if f.name == "_factor")
+    assert fn.traced and not m.is_tensor(cst.Name("p"), fn)

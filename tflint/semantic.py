@@ -215,6 +215,24 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def is_python_literal(expr: cst.BaseExpression) -> bool:
+    """A number, string, ``True``/``False``/``None``, or a tuple/list/set/dict display
+    of those: a Python value, never a tensor."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                         cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, (cst.Minus, cst.Plus)) and is_python_literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return all(isinstance(e, cst.Element) and is_python_literal(e.value) for e in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and is_python_literal(e.key) and is_python_literal(e.value)
+                   for e in expr.elements)
+    return False
+
+
 def target_names(t: cst.BaseExpression) -> Iterator[str]:
     """Names bound by an assignment or loop target (``a``, ``a, (b, *c)``)."""
     if isinstance(t, cst.Name):
@@ -251,6 +269,8 @@ class SemanticModel:
     #: :meth:`params_as_tensors`), and the caches kept for each such function
     _params_fn: FunctionInfo | None = None
     _params_caches: dict[int, dict[tuple[int, str], bool]] = field(default_factory=dict)
+    #: id(function) -> the calls of it made in traced code, built on first use
+    _traced_call_sites: dict[int, list[cst.Call]] | None = None
 
     # ----------------------------------------------------------------- name resolution
 
@@ -531,8 +551,60 @@ class SemanticModel:
             if name in _PYTHON_PARAM_NAMES or name.endswith(_PYTHON_PARAM_SUFFIXES) or \
                     name.startswith(("num_", "is_", "use_", "n_")):
                 return False
-            return True
+            return not self._only_given_python_literals(fn, name)
         return False
+
+    def _only_given_python_literals(self, fn: FunctionInfo, name: str) -> bool:
+        """``fn`` is traced only because traced code calls it, and every such call gives
+        parameter ``name`` a Python literal (``helper(3.0)``) or leaves it out: while
+        tracing, the parameter holds that Python value, not a tensor."""
+        if fn.root_reason is not None or fn.via is None:
+            return False
+        sites = self.traced_call_sites(fn)
+        if not sites:
+            return False
+        for call in sites:
+            bound = self.bound_args(call, fn)
+            if bound is None:
+                return False
+            arg = bound.get(name)
+            if arg is not None and not is_python_literal(arg.value):
+                return False
+        return True
+
+    def traced_call_sites(self, fn: FunctionInfo) -> list[cst.Call]:
+        """The calls of ``fn`` (plain or ``self.method``) made in traced functions."""
+        if self._traced_call_sites is None:
+            sites: dict[int, list[cst.Call]] = {}
+            for caller in self.functions:
+                if caller.traced:
+                    for call, _ in caller.calls:
+                        callee = self.resolve_callee(call, caller)
+                        if callee is not None:
+                            sites.setdefault(id(callee), []).append(call)
+            self._traced_call_sites = sites
+        return self._traced_call_sites.get(id(fn), [])
+
+    @staticmethod
+    def bound_args(call: cst.Call, callee: FunctionInfo, partial: bool = False) -> dict[str, cst.Arg] | None:
+        """The call's arguments by the parameter of ``callee`` they bind (``self`` left
+        out for ``obj.method(...)`` calls; positionals past the named parameters as
+        ``#N``). When the call unpacks ``*args``/``**kwargs``: None, or with ``partial``
+        the arguments before the first unpacking."""
+        names = [p.name.value for p in callee.params if p.star not in ("*", "**")]
+        if callee.self_name is not None and isinstance(call.func, cst.Attribute):
+            names = names[1:]
+        out: dict[str, cst.Arg] = {}
+        pos = 0
+        for a in call.args:
+            if a.star:
+                return out if partial else None
+            if a.keyword is not None:
+                out[a.keyword.value] = a
+            else:
+                out[names[pos] if pos < len(names) else f"#{pos}"] = a
+                pos += 1
+        return out
 
     # ----------------------------------------------------------------- helpers for rules
 
