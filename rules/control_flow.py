@@ -603,8 +603,12 @@ class ContainerWriteInTfLoop(Rule):
 
     ## Use instead
     ```python
+    @tf.function
+    def f(n):
+        d = {"a": tf.constant(0), "b": tf.constant(0)}
         for i in tf.range(n):
-            d = {key: value + i for key, value in d.items()}
+            d = {key: value + i for key, value in d.items()}  # a new dict, same keys
+        return d
     ```
 
     ## References

@@ -463,12 +463,20 @@ class NewPythonObjectArgument(Rule):
 
     ## Example
     ```python
+    @tf.function
+    def f(pair):
+        return pair[0] * pair[1]
+
     for i in range(100):
         f([float(i), 1.0])
     ```
 
     ## Use instead
     ```python
+    @tf.function
+    def f(pair):
+        return pair[0] * pair[1]
+
     for i in range(100):
         f(tf.constant([float(i), 1.0]))
     ```

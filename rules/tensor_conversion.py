@@ -638,14 +638,16 @@ class TensorIterationInComprehension(Rule):
     ```python
     @tf.function
     def f(x):
-        return tf.stack([v * 2 for v in x])
+        rows = tf.reshape(x, [-1, 4])
+        return tf.stack([r * 2 for r in rows])
     ```
 
     ## Use instead
     ```python
     @tf.function
     def f(x):
-        return tf.map_fn(lambda v: v * 2, x)   # or a `for v in x:` statement loop
+        rows = tf.reshape(x, [-1, 4])
+        return tf.map_fn(lambda r: r * 2, rows)   # or a `for r in rows:` statement loop
     ```
 
     ## References

@@ -136,3 +136,31 @@ def test_rule_matches_the_code_table(rule: type[Rule]) -> None:
 def test_marked_lines_reads_comments_not_strings() -> None:
     src = 's = "# TFL101"\nprint(s)  # TFL101\nx = 1  # not TFL1010\n'
     assert _marked_lines(src, "TFL101") == {2}
+
+
+#: the imports the short docstring examples leave out, as the docs pages show them
+_DOC_EXAMPLE_IMPORTS = (
+    "import math\nimport os\nimport random\nimport time\n"
+    "import numpy as np\nimport tensorflow as tf\nimport keras\n"
+)
+
+
+def _docstring_code(rule: type[Rule], section: str) -> list[str]:
+    from tflint.docs import rule_docstring, split_docstring
+
+    _, sections = split_docstring(rule_docstring(rule))
+    body = dict(sections).get(section, "")
+    return re.findall(r"```python\n(.*?)```", body, re.S)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.CODE)
+def test_docs_example_is_flagged_and_use_instead_is_not(rule: type[Rule]) -> None:
+    """The "Example" a rule's page shows is code the rule flags, and its "Use instead"
+    is code the rule leaves alone: a reader who tries either gets what the page says."""
+    examples = _docstring_code(rule, "Example")
+    assert examples, f"{rule.CODE}: no python block under 'Example'"
+    for code in examples:
+        assert _lint(rule, _DOC_EXAMPLE_IMPORTS + code), f"{rule.CODE}: its docs Example is not flagged:\n{code}"
+    for code in _docstring_code(rule, "Use instead"):
+        found = _lint(rule, _DOC_EXAMPLE_IMPORTS + code)
+        assert not found, f"{rule.CODE}: its docs 'Use instead' is flagged: {found}"
