@@ -1182,7 +1182,12 @@ class DefinedInOneBranch(Rule):
     branch is not assigned in the other, was not defined before the `if`, and is read
     after it. Branches that end in `return`/`raise`/`break`/`continue` do not need the
     name. Python conditions (`if training:`, `if mask is None:`) are not flagged: only
-    the branch taken is traced. Names used only inside the branch are fine.
+    the branch taken is traced. Names used only inside the branch are fine. Likewise
+    flags such an `if`, written directly in the function body, when only one branch
+    ends in `return` and the other path reaches the end of the function with no
+    `return` (TensorFlow 2.21: `ValueError: the else branch must also have a return
+    statement.`); an `if` followed by a `return` is fine, AutoGraph makes it the else
+    branch.
 
     Also flags a TensorFlow loop (over `tf.range`, a tensor, a Dataset, or a `while` on a
     tensor) whose body reads a name before assigning it, when nothing outside the loop
@@ -1227,6 +1232,9 @@ class DefinedInOneBranch(Rule):
     PITFALLS = ("P21", "P22")
     LOOP_MESSAGE = ("`{name}` is carried from one iteration of this TensorFlow loop to the next but is not defined "
                     "before the loop: AutoGraph needs its value on entry; initialise it before the loop")
+    RETURN_MESSAGE = ("only the {branch} branch of this tensor `if` returns, the other path runs off the end of the "
+                      "function: tf.cond needs a return on both paths; add a `return` in the {other} branch or "
+                      "after the `if`")
     VALID = (
         '''import tensorflow as tf
 
@@ -1247,6 +1255,20 @@ def f(x, training=False):
     else:
         v = -x                       # defined in both branches
     return y + v
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def clip_or_negate(x):
+    if tf.reduce_sum(x) > 0:
+        return tf.minimum(x, 1.0)    # the code after the if is the else branch
+    return -x
+
+@tf.function
+def checked(x, strict=False):
+    if strict:                       # Python condition
+        return x
+    tf.debugging.assert_all_finite(x, "x")
 ''',
     )
     INVALID = (
@@ -1276,6 +1298,21 @@ def f(n):
         else:
             s = i
     return s
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def positive_part(x):
+    if tf.reduce_sum(x) > 0:  # TFL504
+        return x
+
+@tf.function
+def log_or_zero(x):
+    if x > 0:  # TFL504
+        y = tf.math.log(x)
+    else:
+        return tf.zeros_like(x)
+    tf.print(y)
 ''',
     )
 
@@ -1311,6 +1348,11 @@ def f(n):
         if fn is None or not isinstance(fn.node, cst.FunctionDef) or _in_py_function(sem, ctx):
             return
         if not _surely_tf_test(sem, node.test, fn):
+            return
+        returning = _one_branch_returns(node, fn.node)
+        if returning is not None:
+            other = "else" if returning == "true" else "true"
+            self.report(node, self.RETURN_MESSAGE.format(branch=returning, other=other), ctx=ctx)
             return
         body_names = _assigned_in(node.body)
         else_block = node.orelse
@@ -1433,6 +1475,37 @@ def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tu
             # try/match/nested definitions: too many paths to judge; stop looking
             return None, defined
     return None, defined
+
+
+def _one_branch_returns(node: cst.If, fn: cst.FunctionDef) -> str | None:
+    """``"true"``/``"else"``: that branch of ``node``, a statement of the function body
+    itself, ends in ``return``, while the other branch and every statement after the
+    ``if`` hold no ``return``, so the other path falls off the end of the function."""
+    stmts = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    index = next((i for i, st in enumerate(stmts) if st is node), None)
+    if index is None or any(_returns_in(st) or _raises_in(st) for st in stmts[index + 1:]):
+        return None
+    if _ends_in_return(node.body) and not _returns_in(node.orelse):
+        return "true"
+    if isinstance(node.orelse, cst.Else) and _ends_in_return(node.orelse.body) and not _returns_in(node.body):
+        return "else"
+    return None
+
+
+def _returns_in(node: cst.CSTNode | None) -> bool:
+    return node is not None and any(isinstance(n, cst.Return) for n in _walk(node))
+
+
+def _raises_in(node: cst.CSTNode) -> bool:
+    return any(isinstance(n, cst.Raise) for n in _walk(node))
+
+
+def _ends_in_return(block: cst.BaseSuite) -> bool:
+    stmts = block.body
+    last = stmts[-1] if stmts else None
+    if isinstance(block, cst.SimpleStatementSuite):
+        return isinstance(last, cst.Return)
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
 
 
 def _exits(block: cst.CSTNode | None) -> bool:
