@@ -71,8 +71,13 @@ def test_prefilter() -> None:
     assert needs_parse("from keras import Model\nclass M(Model):\n    def train_step(self, d): pass\n")
     assert needs_parse("import tensorflow as tf\nds = ds.map(parse)\n")
     assert needs_parse("x = common.function(f)\n", Settings(tf_function_wrappers=["common.function"]))
-    # files without TensorFlow are not parsed, so even broken ones give nothing
-    assert lint_source("def f(:\n", "x.py") == []
+    # files without TensorFlow are not parsed with libcst, but CPython's parser still
+    # checks them: a broken file is TFL001 wherever it is, unless flake8 parsed it already
+    (d,) = lint_source("def f(:\n", "x.py")
+    assert (d.code, d.line, d.column) == ("TFL001", 1, 6)
+    assert lint_source("print 'py2'\n", "x.py")[0].code == "TFL001"
+    assert lint_source("x = 1\n", "x.py") == []
+    assert lint_source("def f(:\n", "x.py", python_parsed=True) == []
     # a TensorFlow file with no traced code is not parsed by libcst, but a syntax
     # error in it is still reported, at CPython's position
     (d,) = lint_source("import tensorflow as tf\n\ndef f(:\n    pass\n", "t.py")
@@ -175,3 +180,16 @@ def test_garbage_collector_paused_during_lint_and_restored(monkeypatch) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_messages_are_one_line_even_when_they_quote_multiline_code() -> None:
+    src = ("import tensorflow as tf\n@tf.function\ndef f(x):\n    return x\n"
+           "for epoch in range(100):\n    f((epoch %\n       7) / 100)\n")
+    (d,) = lint_source(src, "m.py")
+    assert d.code == "TFL401" and "\n" not in d.message
+    assert "`(epoch % 7) / 100`" in d.message
+
+
+def test_undecodable_byte_is_reported_where_it_is() -> None:
+    (d,) = lint_source(b"x = 1\ny = 2\nz = '\xff'\n", "late.py")
+    assert (d.code, d.line, d.column) == ("TFL001", 3, 5) and "cannot decode" in d.message

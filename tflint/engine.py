@@ -59,14 +59,30 @@ def decode(source: str | bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def _decode_error_position(e: Exception) -> tuple[int, int]:
+    """Line (1-based) and column (0-based, in bytes) of the first byte that does not
+    decode; (1, 0) when the error has no position (a bad coding cookie)."""
+    if isinstance(e, UnicodeDecodeError) and isinstance(e.object, bytes):
+        before = e.object[:e.start]
+        return before.count(b"\n") + 1, e.start - (before.rfind(b"\n") + 1)
+    return 1, 0
+
+
 def _engine_diag(code: str, message: str, path: str, line: int = 1, column: int = 0) -> Diagnostic:
     name, sev = ENGINE_CODES[code]
     return Diagnostic(code=code, name=name, message=message, path=path, line=line, column=column,
                       end_line=line, end_column=column, severity=Severity(sev))
 
 
-def lint_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None) -> list[Diagnostic]:
-    """Lint one file's source. Returns diagnostics sorted by position, noqa not applied.
+def lint_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None, *,
+                python_parsed: bool = False) -> list[Diagnostic]:
+    """Lint one file's source. Returns diagnostics sorted by position, noqa not applied,
+    each message on one line.
+
+    Every file that Python cannot parse gets its TFL001, whether it mentions TensorFlow
+    or not; files the rules have nothing to look at are only checked by CPython's own
+    parser, not parsed with libcst. ``python_parsed`` tells that the caller (flake8)
+    already parsed the source with CPython, so that check can be skipped.
 
     Python's cyclic garbage collector is paused while the file is parsed and analysed:
     a LibCST tree is tens of thousands of objects, allocated all at once and acyclic, so
@@ -74,15 +90,16 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     of the run. The few cycles the analysis makes are collected once the collector runs
     again (it is re-enabled as it was, also when linting raises)."""
     if not gc.isenabled():
-        return _lint_source(source, path, settings)
+        return _lint_source(source, path, settings, python_parsed)
     gc.disable()
     try:
-        return _lint_source(source, path, settings)
+        return _lint_source(source, path, settings, python_parsed)
     finally:
         gc.enable()
 
 
-def _lint_source(source: str | bytes, path: str, settings: Settings | None) -> list[Diagnostic]:
+def _lint_source(source: str | bytes, path: str, settings: Settings | None,
+                 python_parsed: bool) -> list[Diagnostic]:
     settings = settings or Settings()
     rules = selected_rules(settings.select, settings.ignore, settings.extend_select)
     want_001 = _engine_code_enabled("TFL001", settings)
@@ -90,16 +107,17 @@ def _lint_source(source: str | bytes, path: str, settings: Settings | None) -> l
     try:
         text = decode(source)
     except (UnicodeDecodeError, LookupError, SyntaxError) as e:
-        return [_engine_diag("TFL001", f"cannot decode file: {_one_line(e)}", path)] if want_001 else []
+        if not want_001:
+            return []
+        line, col = _decode_error_position(e)
+        return [_engine_diag("TFL001", f"cannot decode file: {_one_line(e)}", path, line, col)]
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         return [_engine_diag("TFL001", "source contains a NUL byte", path, line)] if want_001 else []
-    if not rules or not _PREFILTER.search(text) and not needs_parse(text, settings):
-        return []
-    if not needs_parse(text, settings):
-        # nothing for the rules here, but a TensorFlow file that does not parse still
-        # deserves its TFL001: CPython's parser is much cheaper than libcst's
-        problem = _python_syntax_error(text, strict=True) if want_001 else None
+    if not rules or not needs_parse(text, settings):
+        # nothing for the rules here, but a file that does not parse still deserves its
+        # TFL001: CPython's parser is much cheaper than libcst's
+        problem = _python_syntax_error(text, strict=True) if want_001 and not python_parsed else None
         if problem is None:
             return []
         line, col, msg = problem
@@ -268,7 +286,7 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
                 fix = fixes.resolve(fix, sem)  # type: ignore[arg-type]
             except Exception:  # a broken fix must not lose the finding
                 fix = None
-        d = Diagnostic(code=rule.CODE, name=rule.NAME, message=message, path=path,
+        d = Diagnostic(code=rule.CODE, name=rule.NAME, message=" ".join(message.split()), path=path,
                        line=rng.start.line, column=rng.start.column, end_line=rng.end.line,
                        end_column=rng.end.column, severity=rule.SEVERITY, fix=fix)
         out.setdefault((d.line, d.column, d.code), d)

@@ -50,8 +50,9 @@ class Plugin:
     tf_function_wrappers: ClassVar[list[str]] = []
 
     def __init__(self, tree: Any, lines: Sequence[str] | None = None, filename: str = "stdin"):
-        # ``tree`` is flake8's ast.Module: unused, but its name tells flake8 what we are
-        del tree
+        # ``tree`` is flake8's ast.Module: its name tells flake8 what we are, and its
+        # presence that CPython parsed the source (flake8 reports E999 for files it cannot)
+        self.python_parsed = tree is not None
         self.lines = list(lines) if lines is not None else []
         self.filename = filename
 
@@ -104,9 +105,8 @@ class Plugin:
 
         source = "".join(self.lines)
         settings = Settings(select=["TFL"], tf_function_wrappers=list(self.tf_function_wrappers))
-        for d in lint_source(source, self.filename, settings):
-            message = " ".join(d.message.split())  # flake8 prints one line per finding
-            yield (max(d.line, 1), max(d.column, 0), f"{d.code} {message}", type(self))
+        for d in lint_source(source, self.filename, settings, python_parsed=self.python_parsed):
+            yield (max(d.line, 1), max(d.column, 0), f"{d.code} {d.message}", type(self))
 
 
 def _internal_error(e: BaseException, plugin: type) -> Result:
