@@ -52,3 +52,26 @@ def test_missing_module_is_an_error_result(tmp_path: Path,
     assert rc == 1
     out = capsys.readouterr().out
     assert "ERROR" in out and "No module named 'no_such_module_for_tflint'" in out
+
+
+def test_without_tensorflow_one_clear_message_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No TensorFlow for this interpreter: one message up front that says what to install,
+    exit 2 (an environment problem, not a divergence), no child process started."""
+    import importlib.util
+
+    from tflint.verify import cli, runner
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "tensorflow" else real_find_spec(name, *a))
+    started: list[str] = []
+    monkeypatch.setattr(runner, "verify_target", lambda target, *a, **k: started.append(target) or [])
+    target = tmp_path / "mod.py"
+    target.write_text("import tensorflow as tf\n")
+    assert not cli.tensorflow_installed()
+    assert main([str(target)]) == 2
+    err = capsys.readouterr().err
+    assert "TensorFlow is not installed" in err and "tflint[verify]" in err
+    assert len(err.strip().splitlines()) == 1 and not started

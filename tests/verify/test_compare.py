@@ -141,3 +141,19 @@ def test_skipped_and_crashed_records_keep_their_status() -> None:
     assert r.status == "skipped" and r.reason == "no inputs"
     r = build_result({"name": "g", "status": "timeout", "reason": "killed"})
     assert r.status == "timeout"
+
+
+def test_summary_names_a_whole_target_once_and_counts_it_apart() -> None:
+    from tflint.verify.model import FunctionResult
+    from tflint.verify.report import format_summary
+
+    results = [
+        FunctionResult(name="pkg/mod.py", file="pkg/mod.py", line=0, status="error", target="pkg/mod.py",
+                       reason="ImportError: no module named foo"),
+        FunctionResult(name="step", file="pkg/other.py", line=7, status="ok", target="pkg/other.py",
+                       examples=1, calls=3, devices=["CPU:0"]),
+    ]
+    lines = format_summary(results).splitlines()
+    assert lines[0] == "pkg/mod.py: ERROR: ImportError: no module named foo"
+    assert lines[1].startswith("pkg/other.py:7: step: OK")
+    assert lines[-1] == "tflint verify: 1 function(s) and 1 whole target(s): 1 ok, 1 error"

@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tflint verify",
         description="Run tf.functions eagerly and as graphs, on every device, and report "
         "where they differ. A target is a Python file, a module name, either one followed "
-        "by :FUNCTION, or a tests folder (runs pytest --tflint-verify).",
+        "by :FUNCTION, or a tests folder (runs pytest --tflint-verify). Needs TensorFlow: "
+        "pip install 'tflint[verify]'.",
     )
     p.add_argument("targets", nargs="+", metavar="TARGET")
     p.add_argument("--timeout", type=float, default=runner.DEFAULT_TIMEOUT,
@@ -76,6 +77,17 @@ def classify(target: str) -> str:
     return "module"
 
 
+def tensorflow_installed() -> bool:
+    """Can the child processes (this interpreter) import TensorFlow? Looks the package
+    up without importing it."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("tensorflow") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _has_tests(folder: str) -> bool:
     for _root, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
@@ -104,6 +116,11 @@ def main(argv: list[str]) -> int:
         parser.print_usage(sys.stderr)
         print("tflint verify: --calls must be at least 3: most divergences only show from "
               "the second call on", file=sys.stderr)
+        return 2
+    if not tensorflow_installed():
+        print(f"tflint verify: TensorFlow is not installed for {sys.executable}; the verifier runs "
+              "your functions under it: pip install 'tflint[verify]' (or tensorflow / "
+              "tensorflow-cpu)", file=sys.stderr)
         return 2
     jobs: list[tuple[str, str]] = []
     try:

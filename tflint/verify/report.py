@@ -28,7 +28,9 @@ def format_summary(results: list[FunctionResult], verbose: bool = True) -> str:
     """One block per problem, one line per passing function (``verbose``), then totals."""
     lines: list[str] = []
     for r in results:
-        head = f"{_where(r)}: {r.name}: {r.status.upper()}"
+        # a whole target (it could not be imported, crashed, timed out) is named once
+        name = "" if _whole_target(r) else f" {r.name}:"
+        head = f"{_where(r)}:{name} {r.status.upper()}"
         if r.status == "divergent":
             rules = f"  [`tflint check` flags {', '.join(r.static_rules)} here]" \
                 if r.static_rules else ""
@@ -63,8 +65,14 @@ def format_summary(results: list[FunctionResult], verbose: bool = True) -> str:
                          "unrolled into it")
     counts = Counter(r.status for r in results)
     total = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s])
-    lines.append(f"tflint verify: {len(results)} function(s): {total or 'nothing to verify'}")
+    whole = sum(1 for r in results if _whole_target(r))
+    what = f"{len(results) - whole} function(s)" + (f" and {whole} whole target(s)" if whole else "")
+    lines.append(f"tflint verify: {what}: {total or 'nothing to verify'}")
     return "\n".join(lines)
+
+
+def _whole_target(r: FunctionResult) -> bool:
+    return not r.line and r.name == r.target
 
 
 def _divergence_block(d, r: FunctionResult) -> list[str]:  # type: ignore[no-untyped-def]
