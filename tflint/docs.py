@@ -197,6 +197,12 @@ def render_index() -> str:
         "often intended. Rules that are off by default run only when selected",
         "(`--extend-select CODE`). See [configuration](../configuration.md).",
         "",
+        "Pitfalls: the entries of the project's catalogue of graph-mode pitfalls (P01 to P38,",
+        "each checked against TensorFlow 2.21) that a rule covers; the rule's page explains",
+        "each one under \"Why is this bad?\". Families: TFL1 Python side effects and state,",
+        "TFL2 tensor-to-Python conversions, TFL3 state created in traced code, TFL4",
+        "retracing, TFL5 AutoGraph control flow, TFL6 Keras 3.",
+        "",
         "| code | name | severity | default | pitfalls | summary |",
         "|---|---|---|---|---|---|",
     ]
