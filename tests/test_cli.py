@@ -531,7 +531,18 @@ def test_rules_show_one(run) -> None:
     assert by_code("TFL101").url() in r.out
     assert "TFL001 syntax-error" in run("rules", "TFL001").out
     r = run("rules", "TFL999")
-    assert r.rc == 2 and "unknown rule code 'TFL999'" in r.err
+    assert r.rc == 2 and "unknown rule code or prefix 'TFL999'" in r.err
+
+
+def test_rules_prefix_lists_the_family(run) -> None:
+    r = run("rules", "TFL50")
+    assert r.rc == 0 and "## What it does" not in r.out
+    codes = [line.split()[0] for line in r.out.splitlines()[1:]]
+    assert codes == ["TFL501", "TFL502", "TFL503", "TFL504", "TFL505", "TFL506"]
+    r = run("rules", "tfl60", "TFL101")
+    assert [line.split()[0] for line in r.out.splitlines()[1:]] == ["TFL101", "TFL601"]
+    r = run("rules", "TFL9")
+    assert r.rc == 2 and "unknown rule code or prefix 'TFL9'" in r.err
 
 
 def test_rules_json(run) -> None:

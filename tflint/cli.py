@@ -576,12 +576,14 @@ def cmd_rules(args: argparse.Namespace) -> int:
     rows.sort(key=lambda r: r["code"])
 
     wanted = [c.upper() for c in args.codes]
-    unknown = [c for c in wanted if c not in docs]
+    # an exact code prints its documentation; a prefix (TFL1, TFL50) lists its rules
+    prefixes = [c for c in wanted if c not in docs]
+    unknown = [p for p in prefixes if not any(code.startswith(p) for code in docs)]
     if unknown:
-        _err(f"tflint: error: unknown rule code {unknown[0]!r} (see `tflint rules`)")
+        _err(f"tflint: error: unknown rule code or prefix {unknown[0]!r} (see `tflint rules`)")
         return 2
     if wanted:
-        rows = [r for r in rows if r["code"] in wanted]
+        rows = [r for r in rows if r["code"] in wanted or r["code"].startswith(tuple(prefixes))]
     if args.output_format == "json":
         import json
 
@@ -589,7 +591,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
             r["doc"] = docs[r["code"]]
         print(json.dumps(rows, indent=2))
         return 0
-    if wanted:
+    if wanted and not prefixes:
         for i, r in enumerate(rows):
             if i:
                 print()
