@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -118,6 +120,9 @@ def test_sarif_levels_and_region(severity: Severity, level: str) -> None:
     assert res["ruleId"] == "TFL101"
     loc = res["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"] == {"uri": "dir%20with%20space/a.py", "uriBaseId": "%SRCROOT%"}
+    root = log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert root.startswith("file://") and root.endswith("/")
+    assert urllib.parse.unquote(urllib.parse.urlparse(root).path).rstrip("/") == os.getcwd().rstrip("/")
     assert loc["region"] == {"startLine": 4, "startColumn": 5, "endLine": 4, "endColumn": 13}
 
 

@@ -11,6 +11,7 @@ import json
 import os
 import urllib.parse
 from collections import Counter
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from tflint.diagnostics import Diagnostic, Severity
@@ -254,6 +255,8 @@ def format_sarif(
                     }
                 },
                 "invocations": [invocation],
+                # relative paths are relative to where tflint ran (SARIF 3.14.14)
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri().rstrip("/") + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }
