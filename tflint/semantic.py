@@ -206,10 +206,10 @@ def _fields(t: type) -> tuple[str, ...]:
 def dotted_name(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
-        expr = expr.value
-    if isinstance(expr, cst.Name):
+    while type(expr) is cst.Attribute:  # not isinstance: see _Builder._child_ctx
+        parts.append(expr.attr.value)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Name:
         parts.append(expr.value)
         return ".".join(reversed(parts))
     return None
@@ -861,11 +861,14 @@ class _Builder:
             stack.extend(pending)
 
     def _child_ctx(self, node: cst.CSTNode, name: str, ctx: Ctx) -> Ctx:
+        # ``type(...) is``: libcst's node classes are ABCs, and isinstance against them
+        # goes through ABCMeta on this hot path (called for every field of every call)
         fn, cls = ctx.fn, ctx.cls
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and name in ("body", "params"):
+        t = type(node)
+        if (t is cst.FunctionDef or t is cst.Lambda) and name in ("body", "params"):
             fn = self.sem._fn_by_node[id(node)]
             cls = None
-        elif isinstance(node, cst.ClassDef) and name == "body":
+        elif t is cst.ClassDef and name == "body":
             cls = self.sem.classes_by_node[id(node)]
         return Ctx(node, name, ctx, fn, cls)
 
