@@ -197,3 +197,10 @@ def test_github_from_cli(project: Path, run) -> None:
         "::notice file=a.py,line=4,col=5,endLine=4,endColumn=13,"
         "title=TFL101 print-in-traced-code::"
     )
+
+
+def test_github_annotates_files_that_could_not_be_read() -> None:
+    out = format_github([_d()], errors=[("gone,1.py", "cannot read file: Permission denied")])
+    first, second = out.splitlines()
+    assert first == "::error file=gone%2C1.py,title=tflint::cannot read file: Permission denied"
+    assert second.startswith("::notice file=")

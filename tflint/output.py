@@ -276,9 +276,11 @@ def _escape_property(s: str) -> str:
     return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(diagnostics: Iterable[Diagnostic]) -> str:
-    """GitHub Actions workflow commands, one annotation per finding."""
-    out = []
+def format_github(diagnostics: Iterable[Diagnostic], errors: Sequence[tuple[str, str]] = ()) -> str:
+    """GitHub Actions workflow commands, one annotation per finding, and an error
+    annotation per file that could not be read (the run is incomplete there)."""
+    out = [f"::error file={_escape_property(path)},title=tflint::{_escape_data(message)}\n"
+           for path, message in errors]
     for d in diagnostics:
         props = ",".join(
             [
@@ -308,5 +310,5 @@ def render(
     if fmt == "sarif":
         return format_sarif(diagnostics, errors)
     if fmt == "github":
-        return format_github(diagnostics)
+        return format_github(diagnostics, errors)
     raise ValueError(f"unknown output format {fmt!r}")
