@@ -37,8 +37,6 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                 stack.append(c)
 
 
-
-
 def _bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
     """(name, binding node) for every name bound in the subtree (nested scopes excluded)."""
     for n in _walk(node):

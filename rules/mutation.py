@@ -431,8 +431,6 @@ class Model(tf.Module):
                 if value is not None and self.sem.is_tensor(value, fn):
                     self._container_attr(t.value, t, ctx)
 
-
-
     visit_AugAssign = visit_Assign
     visit_AnnAssign = visit_Assign
     visit_Del = visit_Assign

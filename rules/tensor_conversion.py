@@ -559,8 +559,6 @@ def _comp_targets(comp: cst.BaseExpression) -> set[str]:
     return names
 
 
-
-
 def _comp_test_is_tensor(sem: SemanticModel, test: cst.BaseExpression, comp: cst.BaseExpression,
                          fn: FunctionInfo | None) -> bool:
     """A comprehension condition that uses the comprehension's own targets: a tensor when
