@@ -39,8 +39,10 @@ ENGINE_PAGES = {
 
 ## What it does
 Reports a file that tflint cannot read as Python 3: a syntax error (with the parser's
-reason and position), Python 2 code, bytes that do not decode in the file's encoding,
-a NUL byte, or nesting too deep for the parser.
+reason and position), Python 2 code, bytes that do not decode in the file's encoding
+(at the first such byte), a NUL byte, or nesting too deep for the parser. Every
+checked file gets this check, whether it mentions TensorFlow or not. Under flake8 a
+file that does not parse is flake8's own E999 instead.
 
 ## Why is this bad?
 A file that does not parse is not linted at all, so every other rule is silent on it.

@@ -32,8 +32,7 @@ def needs_parse(text: str, settings: Settings | None = None) -> bool:
     """Cheap text pre-filter (as TorchFix does). A file is parsed only when it mentions
     TensorFlow, Keras or a configured wrapper, and contains text one of the selected
     rules needs (their ``TEXT_MARKERS``: by default, something that makes code traced).
-    TensorFlow files skipped for the second reason are still checked for syntax errors
-    with CPython's parser (TFL001)."""
+    Files it skips are still checked for syntax errors with CPython's parser (TFL001)."""
     settings = settings or Settings()
     wrappers = [w.rsplit(".", 1)[-1] for w in settings.tf_function_wrappers]
     if not _PREFILTER.search(text) and not any(w in text for w in wrappers):
