@@ -51,7 +51,8 @@ def tf_function_name(sem: SemanticModel, func: cst.BaseExpression) -> str | None
 
 _OP_FAMILIES = frozenset({"math", "linalg", "nn", "image", "signal", "strings", "random", "sparse", "ragged",
                           "bitwise", "raw_ops", "audio", "sets", "spectral", "experimental"})
-_NOT_OPS = frozenset({"get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
+_NOT_OPS = frozenset({"standardize_dtype", "standardize_shape", "result_type",
+                      "get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
                       "ndim", "int_shape", "dtype", "floatx", "epsilon", "learning_phase", "image_data_format",
                       "is_sparse", "is_keras_tensor", "count_params", "is_tensor", "get_static_value",
                       "constant_value", "is_symbolic_tensor", "backend", "name_scope", "variable_scope"})
@@ -65,6 +66,8 @@ def is_op_call(sem: SemanticModel, call: cst.Call) -> bool:
         if last in _NOT_OPS or last in _TF_LIST_FUNCS or last.startswith(("get_", "is_", "list_", "make_")):
             return False
         if q.startswith(("keras.ops.", "keras.backend.")):
+            if last == "shape":
+                return False  # a tuple in Keras 3: Python ints where the dimension is known
             return sem.is_tensor(call, None)
         if q.startswith("tensorflow."):
             rest = q[len("tensorflow."):]
@@ -894,7 +897,11 @@ class TensorConditionInKeras3Call(Rule):
     `if mask is None:`, `if x.shape[-1] == 1:`, `tf.keras.backend.ndim(x) == 2`) are
     fine, and so is the bare truth value of an input (`if context_inputs:`), which is
     usually a Python list, dict or `None`; a comparison of an input (`if x > 0:`) is
-    flagged. Only the body of `call` itself is checked: helpers it calls are a known miss.
+    flagged. Only the first argument of `call` counts as a tensor: Keras passes the
+    others as the caller gave them (a mask tensor or a Python `dim`), so `if dim % 2:` is
+    not flagged. Keras helpers that return Python values (`keras.backend.standardize_dtype`,
+    `keras.ops.shape`, whose known dimensions are Python ints) do not make a tensor
+    either. Only the body of `call` itself is checked: helpers it calls are a known miss.
 
     ## Why is this bad?
     Keras 3 does not run AutoGraph on `call`. When it infers output shapes (building a
@@ -980,6 +987,20 @@ class Unroll(tf.keras.layers.Layer):
             return state
         return state * 2
 ''',
+        '''import keras
+from keras import ops
+
+class TimestepEmbedding(keras.layers.Layer):
+    def call(self, t, dim, max_period=10000):
+        if keras.backend.standardize_dtype(t.dtype) == "float16":   # a dtype name
+            t = ops.cast(t, "float32")
+        half = ops.arange(dim // 2, dtype=t.dtype)
+        if dim % 2 != 0:                      # `dim`: whatever the caller passed, a Python int here
+            half = ops.pad(half, [[0, 1]])
+        if ops.shape(t)[0] == 0:              # a Python int where the dimension is known
+            return t
+        return t[:, None] * half[None]
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1015,7 +1036,10 @@ class Clip(tf.keras.Model):
         fn = self._call_method(ctx)
         if fn is None:
             return
-        with self.sem.params_as_tensors(fn):
+        # Keras 3 hands `call` its inputs as tensors; the other arguments are whatever the
+        # caller passed (a mask tensor, or a Python `dim`): only the inputs are sure
+        inputs = [p.name.value for p in fn.params[1:2] if p.star not in ("*", "**")]
+        with self.sem.params_as_tensors(fn, only=frozenset(inputs)):
             hit = condition_is_tensor(self.sem, test, fn)
         if hit:
             self.report(test, self.MESSAGE.format(what=what, cls=fn.cls.name))  # type: ignore[union-attr]

@@ -268,7 +268,9 @@ class SemanticModel:
     #: a function whose parameters are judged as tensors although it is not traced (see
     #: :meth:`params_as_tensors`), and the caches kept for each such function
     _params_fn: FunctionInfo | None = None
-    _params_caches: dict[int, dict[tuple[int, str], bool]] = field(default_factory=dict)
+    _params_only: frozenset[str] | None = None
+    _params_caches: dict[tuple[int, frozenset[str] | None], dict[tuple[int, str], bool]] = \
+        field(default_factory=dict)
     #: id(function) -> the calls of it made in traced code, built on first use
     _traced_call_sites: dict[int, list[cst.Call]] | None = None
 
@@ -462,17 +464,18 @@ class SemanticModel:
         return False
 
     @contextlib.contextmanager
-    def params_as_tensors(self, fn: FunctionInfo) -> Iterator[None]:
-        """Within the block, :meth:`is_tensor` judges the parameters of ``fn`` as it judges
-        those of traced functions, although ``fn`` is not traced: Keras 3 runs
-        ``Layer.call`` on symbolic tensors without AutoGraph. Answers are cached apart."""
-        saved = self._params_fn, self._tensor_cache
-        self._params_fn = fn
-        self._tensor_cache = self._params_caches.setdefault(id(fn), {})
+    def params_as_tensors(self, fn: FunctionInfo, only: frozenset[str] | None = None) -> Iterator[None]:
+        """Within the block, :meth:`is_tensor` judges the parameters of ``fn`` (or those
+        named in ``only``) as it judges those of traced functions, although ``fn`` is not
+        traced: Keras 3 runs ``Layer.call`` on symbolic tensors without AutoGraph.
+        Answers are cached apart, per ``fn`` and ``only``."""
+        saved = self._params_fn, self._params_only, self._tensor_cache
+        self._params_fn, self._params_only = fn, only
+        self._tensor_cache = self._params_caches.setdefault((id(fn), only), {})
         try:
             yield
         finally:
-            self._params_fn, self._tensor_cache = saved
+            self._params_fn, self._params_only, self._tensor_cache = saved
 
     def _name_is_tensor(self, name: str, fn: FunctionInfo, d: int) -> bool:
         key = (id(fn), name)
@@ -484,15 +487,20 @@ class SemanticModel:
         owner = next((f for f in fn.scope_chain() if name in f.param_names or name in f.bound), None)
         if owner is not None:
             if name in owner.param_names and name not in owner.assigns:
-                result = (owner.traced or owner is self._params_fn) and self._param_is_tensor(owner, name)
+                result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
             else:
                 result = any(self.is_tensor(v, owner, d) for v in owner.assigns.get(name, ()))
                 if not result and name in owner.loop_targets:
                     result = any(self.iterates_tensors(it, owner, d) for it in owner.loop_targets[name])
                 if not result and name in owner.param_names:
-                    result = (owner.traced or owner is self._params_fn) and self._param_is_tensor(owner, name)
+                    result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
         self._tensor_cache[key] = result
         return result
+
+    def _judged_as_traced(self, owner: FunctionInfo, param: str) -> bool:
+        if owner.traced:
+            return True
+        return owner is self._params_fn and (self._params_only is None or param in self._params_only)
 
     def iterates_tensors(self, it: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
         """Does a ``for`` over ``it`` run as a TensorFlow loop, binding tensors?
@@ -724,6 +732,10 @@ class SemanticModel:
 _STATIC_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "graph", "op",
                            "trainable", "built", "__class__", "__name__"})
 _TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly", "get_static_value",
+                                  # Keras helpers that return Python values (dtype names, flags)
+                                  "standardize_dtype", "standardize_shape", "result_type",
+                                  "is_float_dtype", "is_int_dtype", "floatx", "epsilon",
+                                  "image_data_format", "is_keras_tensor", "backend",
                                   "is_tensor", "Variable", "TensorArray", "name_scope", "device",
                                   "control_dependencies", "GradientTape", "TensorSpec", "DType",
                                   "get_logger", "Module", "function", "init_scope", "print",
