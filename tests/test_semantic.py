@@ -369,3 +369,32 @@ def test_method_callee_given_python_literals_through_self() -> None:
     """)
     fn = next(f for f in m.functions if f.name == "_factor")
     assert fn.traced and not m.is_tensor(cst.Name("p"), fn)
+
+
+def test_map_on_another_librarys_dataset_is_not_traced() -> None:
+    """``ds`` is a tf.data Dataset by its name only when nothing says otherwise: built from
+    another data library (directly, or through Keras 3's lazy ``module_utils.grain``), its
+    ``map`` runs Python per element."""
+    assert traced("""
+    import grain
+    import tensorflow as tf
+    from keras.src.utils.module_utils import grain as lazy_grain
+
+    def load(path):
+        return open(path).read()
+
+    def scale(x):
+        return x * 2
+
+    def parse(x):
+        return x + 1
+
+    def pipelines(paths, ds):
+        source = grain.MapDataset.source(paths)
+        ds1 = source
+        ds1 = ds1.shuffle(seed=0).map(load)
+        ds2 = lazy_grain.MapDataset.source(paths).shuffle(seed=1).map(scale)
+        ds3 = tf.data.Dataset.from_tensor_slices(paths)
+        ds3 = ds3.map(parse)
+        return ds1, ds2, ds3, ds.map(lambda x: x)
+    """) == {"parse", "<lambda>"}

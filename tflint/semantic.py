@@ -696,10 +696,41 @@ class SemanticModel:
                     return True
         return False
 
+    def _bindings_of(self, name: str, fn: FunctionInfo | None) -> tuple[FunctionInfo | None, list[cst.BaseExpression]]:
+        """The innermost scope that assigns ``name`` (None: the module) and its values."""
+        for f in fn.scope_chain() if fn is not None else ():
+            if name in f.assigns:
+                return f, f.assigns[name]
+        return None, self.module_assigns.get(name, [])
+
+    def _from_other_library(self, value: cst.BaseExpression, fn: FunctionInfo | None, _depth: int) -> bool:
+        """Does ``value`` come from a call into an imported library other than TensorFlow
+        and Keras (``grain.MapDataset.source(...)``, ``torch.utils.data.DataLoader(...)``),
+        directly or through the names it was assigned from?"""
+        if _depth > 8:
+            return False
+        if isinstance(value, cst.Call):
+            func = value.func
+            while isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+                func = func.value.func  # grain.MapDataset.source(...).map(...)
+            names = self.qualified(func)
+            return bool(names) and all(q.split(".")[0] not in _TF_TOP_MODULES or
+                                       _OTHER_DATA_LIBRARIES.intersection(q.split(".")) for q in names)
+        if isinstance(value, cst.Name):
+            owner, values = self._bindings_of(value.value, fn)
+            return any(self._from_other_library(v, owner, _depth + 1) for v in values)
+        return False
+
     def is_dataset_expr(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
         """Is ``expr`` (the receiver of ``.map``) a ``tf.data.Dataset``?"""
         if _depth > 8:
             return False
+        root = expr
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and \
+                (root.func.attr.value in DATASET_METHODS or root.func.attr.value in DATASET_ONLY_METHODS):
+            root = root.func.value  # ds.shuffle(...).batch(...) -> ds
+        if self._from_other_library(root, fn, _depth + 1):
+            return False  # `grain.MapDataset.source(...)`: not tf.data, whatever its methods
         while True:
             if isinstance(expr, cst.Call):
                 if self.qualified_startswith(expr.func, ("tensorflow.data.", "tensorflow.compat.v2.data.",
@@ -715,20 +746,21 @@ class SemanticModel:
                 return False
             if isinstance(expr, cst.Name):
                 n = expr.value
+                owner, values = self._bindings_of(n, fn)
                 if n in ("ds", "dataset", "datasets") or n.endswith(("_ds", "_dataset")) or \
                         n.startswith(("ds_", "dataset_")):
                     return True
-                scopes = list(fn.scope_chain()) if fn is not None else []
-                for f in scopes:
-                    if n in f.assigns:
-                        return any(self.is_dataset_expr(v, f, _depth + 1) for v in f.assigns[n])
-                return any(self.is_dataset_expr(v, None, _depth + 1) for v in self.module_assigns.get(n, ()))
+                return any(self.is_dataset_expr(v, owner, _depth + 1) for v in values)
             if isinstance(expr, cst.Attribute):
                 a = expr.attr.value
                 return a in ("dataset", "ds") or a.endswith(("_ds", "_dataset"))
             return False
 
 
+#: top-level modules whose datasets may be tf.data ones
+_TF_TOP_MODULES = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "tensorflow_io"})
+#: data libraries that Keras 3 also wraps (``keras.src.utils.module_utils.grain``)
+_OTHER_DATA_LIBRARIES = frozenset({"grain", "torch", "jax", "pandas"})
 _STATIC_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "graph", "op",
                            "trainable", "built", "__class__", "__name__"})
 _TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly", "get_static_value",
