@@ -1481,21 +1481,18 @@ def _one_branch_returns(node: cst.If, fn: cst.FunctionDef) -> str | None:
     ``if`` hold no ``return``, so the other path falls off the end of the function."""
     stmts = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
     index = next((i for i, st in enumerate(stmts) if st is node), None)
-    if index is None or any(_returns_in(st) or _raises_in(st) for st in stmts[index + 1:]):
+    if index is None or any(_holds(st, (cst.Return, cst.Raise)) for st in stmts[index + 1:]):
         return None
-    if _ends_in_return(node.body) and not _returns_in(node.orelse):
+    if _ends_in_return(node.body) and not _holds(node.orelse, cst.Return):
         return "true"
-    if isinstance(node.orelse, cst.Else) and _ends_in_return(node.orelse.body) and not _returns_in(node.body):
+    if isinstance(node.orelse, cst.Else) and _ends_in_return(node.orelse.body) and not _holds(node.body, cst.Return):
         return "else"
     return None
 
 
-def _returns_in(node: cst.CSTNode | None) -> bool:
-    return node is not None and any(isinstance(n, cst.Return) for n in _walk(node))
-
-
-def _raises_in(node: cst.CSTNode) -> bool:
-    return any(isinstance(n, cst.Raise) for n in _walk(node))
+def _holds(node: cst.CSTNode | None, kinds: type | tuple[type, ...]) -> bool:
+    """Is there a statement of ``kinds`` in ``node`` (nested functions left out)?"""
+    return node is not None and any(isinstance(n, kinds) for n in _walk(node))
 
 
 def _ends_in_return(block: cst.BaseSuite) -> bool:

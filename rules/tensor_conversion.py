@@ -51,8 +51,7 @@ def tf_function_name(sem: SemanticModel, func: cst.BaseExpression) -> str | None
 
 _OP_FAMILIES = frozenset({"math", "linalg", "nn", "image", "signal", "strings", "random", "sparse", "ragged",
                           "bitwise", "raw_ops", "audio", "sets", "spectral", "experimental"})
-_NOT_OPS = frozenset({"standardize_dtype", "standardize_shape", "result_type",
-                      "get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
+_NOT_OPS = frozenset({"get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
                       "ndim", "int_shape", "dtype", "floatx", "epsilon", "learning_phase", "image_data_format",
                       "is_sparse", "is_keras_tensor", "count_params", "is_tensor", "get_static_value",
                       "constant_value", "is_symbolic_tensor", "backend", "name_scope", "variable_scope"})
