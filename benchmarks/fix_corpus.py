@@ -64,7 +64,6 @@ def _stress_rule() -> type:
     from tflint import fixes
     from tflint.diagnostics import Severity
     from tflint.rule import Rule
-    from tflint.rules.python_calls import _builtin
 
     class EveryPrintAndRange(Rule):
         """Stand-in: every builtin print/range call, with a fix."""
@@ -77,14 +76,14 @@ def _stress_rule() -> type:
         TEXT_MARKERS = (r"\bprint\s*\(", r"\brange\s*\(")
 
         def visit_Call(self, node: cst.Call, ctx) -> None:
-            if _builtin(self.sem, node.func, "print", ctx):
+            if self.sem.is_builtin(node.func, "print", ctx.fn):
                 tf_mod = fixes.tensorflow_module(self.sem, ctx)
                 if tf_mod is not None and not any(a.star == "**" for a in node.args):
                     alias, imports = tf_mod
                     fix = self.replace(node, node.with_changes(func=fixes.attr(f"{alias}.print")), safe=True,
                                        title="stress", imports=imports)
                     self.report(node, fix=fix)
-            elif _builtin(self.sem, node.func, "range", ctx):
+            elif self.sem.is_builtin(node.func, "range", ctx.fn):
                 fix = fixes.range_to_tf_range(self, node, ctx)
                 if fix is not None:
                     self.report(node, fix=fixes.NodeFix(fix.title, True, fix.edits, fix.imports))

@@ -10,57 +10,10 @@ import libcst as cst
 from tflint.diagnostics import Applicability, Edit, Fix, Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic.values import self_attr_values
 
 # ---------------------------------------------------------------------------------------
 # shared helpers
-
-
-def _is_builtin(sem: SemanticModel, node: cst.BaseExpression, name: str, fn: FunctionInfo | None) -> bool:
-    """``node`` is the builtin ``name``: not imported, defined or bound under that name."""
-    if not (isinstance(node, cst.Name) and node.value == name):
-        return False
-    if name in sem.imports or name in sem.module_assigns or name in sem.module_functions:
-        return False
-    return fn is None or not any(name in f.bound or name in f.param_names for f in fn.scope_chain())
-
-
-def _binding(sem: SemanticModel, name: str, fn: FunctionInfo | None):
-    """Where ``name`` read in ``fn`` is bound: ("param", f), ("local", f) or ("module", None);
-    None for imports, module functions and classes."""
-    if fn is not None:
-        for f in fn.scope_chain():
-            if name in f.globals_:
-                break
-            if name in f.param_names and name not in f.assigns:
-                return "param", f
-            if name in f.bound or name in f.param_names:
-                return "local", f
-    if name in sem.imports or name in sem.module_functions or name in sem.classes:
-        return None
-    return "module", None
-
-
-def _values(sem: SemanticModel, name: str, fn: FunctionInfo | None) -> tuple[str, FunctionInfo | None,
-                                                                          list[cst.BaseExpression]] | None:
-    b = _binding(sem, name, fn)
-    if b is None:
-        return None
-    kind, owner = b
-    if kind == "module":
-        return kind, None, list(sem.module_assigns.get(name, ()))
-    if kind == "local":
-        return kind, owner, list(owner.assigns.get(name, ()))  # type: ignore[union-attr]
-    return kind, owner, []
-
-
-def _self_attr_values(expr: cst.BaseExpression, fn: FunctionInfo | None) -> list[cst.BaseExpression] | None:
-    """Values assigned in ``__init__``/``build`` to ``self.<attr>`` when ``expr`` is that."""
-    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)) or fn is None:
-        return None
-    owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
-    if owner is None or expr.value.value != owner.self_name:
-        return None
-    return list(owner.cls.init_attrs.get(expr.attr.value, ()))  # type: ignore[union-attr]
 
 
 def _walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
@@ -238,7 +191,7 @@ class Schedule(tf.Module):
             return
         if id(node) in self._naming:
             return  # a counter used for unique names: static structure, fine
-        if not _is_builtin(sem, node.func, "next", ctx.fn) or not node.args:
+        if not sem.is_builtin(node.func, "next", ctx.fn) or not node.args:
             return
         arg = node.args[0].value
         what = self._captured_iterator(arg, ctx.fn)
@@ -248,13 +201,13 @@ class Schedule(tf.Module):
     def _captured_iterator(self, expr: cst.BaseExpression, fn: FunctionInfo | None) -> str | None:
         sem = self.sem
         if isinstance(expr, cst.Attribute):
-            vals = _self_attr_values(expr, fn)
+            vals = self_attr_values(expr, fn)
             if vals:
                 return self._judge(vals, None, f"`{dotted_name(expr)}`")
             return None
         if not isinstance(expr, cst.Name):
             return None
-        found = _values(sem, expr.value, fn)
+        found = sem.bound_values(expr.value, fn)
         if found is None:
             return None
         kind, owner, vals = found
@@ -293,7 +246,7 @@ class Schedule(tf.Module):
                     arg = a.value
             if not isinstance(arg, cst.Name):
                 continue
-            found = _values(sem, arg.value, cctx.fn)
+            found = sem.bound_values(arg.value, cctx.fn)
             if found is None:
                 continue
             kind, owner, vals = found
@@ -318,7 +271,7 @@ class Schedule(tf.Module):
             return "a Python generator"
         if not isinstance(v, cst.Call):
             return None
-        if _is_builtin(sem, v.func, "iter", fn) and len(v.args) == 1:
+        if sem.is_builtin(v.func, "iter", fn) and len(v.args) == 1:
             inner = v.args[0].value
             if self._python_iterable(inner, fn, 0):
                 return "a Python iterator"
@@ -341,7 +294,7 @@ class Schedule(tf.Module):
             return True
         if isinstance(e, cst.Call):
             if isinstance(e.func, cst.Name) and e.func.value in _CONTAINER_CALLS and \
-                    _is_builtin(sem, e.func, e.func.value, fn):
+                    sem.is_builtin(e.func, e.func.value, fn):
                 return not any(sem.is_dataset_expr(a.value, fn) or sem.is_tensor(a.value, fn) for a in e.args)
             if sem.qualified_startswith(e.func, ("numpy.",)):
                 return True
@@ -350,7 +303,7 @@ class Schedule(tf.Module):
                 return True
             return False
         if isinstance(e, cst.Name):
-            found = _values(sem, e.value, fn)
+            found = sem.bound_values(e.value, fn)
             if found is None or found[0] == "param":
                 return False
             kind, owner, vals = found
@@ -561,7 +514,7 @@ for lr in [0.1, 0.01]:
 
     def _read(self, node: cst.Name, ctx: Ctx) -> None:
         name = node.value
-        if _binding(self.sem, name, ctx.fn) != ("module", None):
+        if self.sem.binding_of(name, ctx.fn) != ("module", None):
             return
         if any(name in f.globals_ for f in ctx.fn.scope_chain()):  # type: ignore[union-attr]
             return  # TFL106's territory
@@ -856,10 +809,10 @@ class Buffer(tf.Module):
             return isinstance(f, cst.Attribute) and f.attr.value in _TA_RETURNS_TA and \
                 self._is_tensorarray(f.value, fn, depth + 1)
         if isinstance(e, cst.Attribute):
-            vals = _self_attr_values(e, fn)
+            vals = self_attr_values(e, fn)
             return bool(vals) and any(self._is_tensorarray(v, fn, depth + 1) for v in vals)
         if isinstance(e, cst.Name):
-            found = _values(sem, e.value, fn)
+            found = sem.bound_values(e.value, fn)
             if found is None:
                 return False
             kind, owner, vals = found

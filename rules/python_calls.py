@@ -15,16 +15,6 @@ _LOGGER_FACTORIES = frozenset({"logging.getLogger", "absl.logging.get_absl_logge
 _TRACE_WORDS = ("trac", "compil", "retrac")
 
 
-def _builtin(sem, node: cst.BaseExpression, name: str, ctx: Ctx) -> bool:
-    """``node`` is the builtin ``name``: not imported or bound under that name."""
-    if not (isinstance(node, cst.Name) and node.value == name):
-        return False
-    if name in sem.imports or name in sem.module_assigns or name in sem.module_functions:
-        return False
-    fn = ctx.fn
-    return fn is None or not any(name in f.bound or name in f.param_names for f in fn.scope_chain())
-
-
 def _string_parts(e: cst.BaseExpression):
     if isinstance(e, cst.SimpleString):
         yield e.value
@@ -194,7 +184,7 @@ def g(x):
     def _kind(self, node: cst.Call, ctx: Ctx) -> str | None:
         sem = self.sem
         func = node.func
-        if _builtin(sem, func, "print", ctx):
+        if sem.is_builtin(func, "print", ctx.fn):
             return "print"
         for q in sem.qualified(func):
             if q == "warnings.warn":
@@ -324,7 +314,7 @@ dataset = tf.data.Dataset.range(10).map(stamp)
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         sem = self.sem
         for name in ("open", "input"):
-            if _builtin(sem, node.func, name, ctx):
+            if sem.is_builtin(node.func, name, ctx.fn):
                 self.report(node, self.MESSAGE.format(what=f"{name}()"), ctx=ctx)
                 return
         for q in sem.qualified(node.func):

@@ -8,222 +8,19 @@ import libcst as cst
 from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import target_names, TF_FUNCTION_NAMES, Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic import target_names, Ctx, FunctionInfo, SemanticModel
+from tflint.semantic.execution import eager_only_branch
+from tflint.semantic.syntax import mentions
+from tflint.semantic.values import TF_LIST_FUNCS, TF_SINGLE_OPS
 
-from tflint.rules.python_calls import _builtin
 
 _COMP_TYPES = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-_EAGER_CHECKS = ("executing_eagerly", "inside_function", "executing_eagerly_outside_functions")
 
-#: TensorFlow functions that return a Python list/tuple of tensors, not one tensor
-_TF_LIST_FUNCS = frozenset({"unstack", "split", "meshgrid", "dynamic_partition", "gradients", "shape_n",
-                            "trainable_variables", "global_variables", "local_variables", "get_collection",
-                            "moving_average_variables", "model_variables", "unique", "unique_with_counts",
-                            "moments", "top_k", "while_loop", "cond", "case", "switch_case", "map_fn",
-                            "py_function", "numpy_function", "py_func", "eigh", "svd", "qr", "lu",
-                            "decode_csv", "identity_n", "tuple", "group", "batch_jacobian", "jacobian",
-                            "weighted_moments", "sufficient_statistics", "normalize_moments",
-                            "nonzero", "unravel_index", "split_v", "unstack_v", "get_variables",
-                            "list_files", "glob", "listdir", "walk", "list_physical_devices",
-                            "list_logical_devices"})
-#: TensorFlow ops that certainly return a single tensor (unpacking one iterates it)
-_TF_SINGLE_OPS = frozenset({"shape", "stack", "concat", "reshape", "cast", "range", "constant",
-                            "convert_to_tensor", "transpose", "squeeze", "expand_dims", "tile", "gather",
-                            "gather_nd", "one_hot", "argmax", "argmin", "matmul", "zeros", "ones", "fill",
-                            "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-                            "zeros_like", "ones_like", "abs", "exp", "sqrt", "square", "add", "multiply",
-                            "subtract", "divide", "clip_by_value", "boolean_mask", "slice",
-                            "strided_slice", "sort", "argsort", "cumsum", "size", "rank"})
 _BOOL_BUILTINS = ("max", "min", "any", "all", "sorted")
 
 
 # ---------------------------------------------------------------------------------------
 # Shared judgements
-
-
-def tf_function_name(sem: SemanticModel, func: cst.BaseExpression) -> str | None:
-    """``unstack`` for ``tf.unstack`` / ``tf.compat.v1.unstack`` / ``tf.math.top_k``..."""
-    for q in sem.qualified(func):
-        if q.startswith(("tensorflow.", "keras.ops.")):
-            return q.rsplit(".", 1)[-1]
-    return None
-
-
-_OP_FAMILIES = frozenset({"math", "linalg", "nn", "image", "signal", "strings", "random", "sparse", "ragged",
-                          "bitwise", "raw_ops", "audio", "sets", "spectral", "experimental"})
-_NOT_OPS = frozenset({"get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
-                      "ndim", "int_shape", "dtype", "floatx", "epsilon", "learning_phase", "image_data_format",
-                      "is_sparse", "is_keras_tensor", "count_params", "is_tensor", "get_static_value",
-                      "constant_value", "is_symbolic_tensor", "backend", "name_scope", "variable_scope"})
-
-
-def is_op_call(sem: SemanticModel, call: cst.Call) -> bool:
-    """A TensorFlow / Keras op that returns one tensor: ``tf.reduce_sum``, ``tf.math.*``,
-    ``keras.ops.*``, ... — not ``tf.io.gfile``, ``tf.config``, ``tf.nest``, list results."""
-    for q in sem.qualified(call.func):
-        last = q.rsplit(".", 1)[-1]
-        if last in _NOT_OPS or last in _TF_LIST_FUNCS or last.startswith(("get_", "is_", "list_", "make_")):
-            return False
-        if q.startswith(("keras.ops.", "keras.backend.")):
-            if last == "shape":
-                return False  # a tuple in Keras 3: Python ints where the dimension is known
-            return sem.is_tensor(call, None)
-        if q.startswith("tensorflow."):
-            rest = q[len("tensorflow."):]
-            for p in ("compat.v1.", "compat.v2."):
-                if rest.startswith(p):
-                    rest = rest[len(p):]
-            head = rest.split(".")[0]
-            if "." in rest and head not in _OP_FAMILIES:
-                return False
-            return sem.is_tensor(call, None)
-    return False
-
-
-def strong_tensor(sem: SemanticModel, e: cst.BaseExpression, fn: FunctionInfo | None, _arith: bool = False,
-                  _depth: int = 0) -> bool:
-    """A stricter tensor judgement for rules that report errors: a TensorFlow op result, a
-    local bound to one, arithmetic, subscripts and comparisons of those. A parameter (or
-    a name unpacked from one) counts only as an operand of arithmetic or a comparison —
-    its bare truthiness or iteration is usually that of a Python list, dict or None."""
-    if _depth > 10:
-        return False
-    d = _depth + 1
-    if isinstance(e, cst.Name):
-        if fn is None:
-            return False
-        for f in fn.scope_chain():
-            if e.value in f.param_names or e.value in f.bound:
-                # `total = total / 2` keeps what `total` was: judge the other bindings
-                values = [v for v in f.assigns.get(e.value, ()) if not _mentions(v, {e.value})]
-                verdicts = [strong_tensor(sem, v, f, _arith, d) for v in values]
-                if e.value in f.param_names:
-                    verdicts.append((_arith or f.has_input_signature) and sem.is_tensor(e, fn) or
-                                    _annotated_tensor(f, e.value))
-                elif not values:
-                    verdicts.append(_arith and sem.is_tensor(e, fn))
-                return all(verdicts)
-        return False
-    if isinstance(e, cst.Subscript):
-        return strong_tensor(sem, e.value, fn, _arith, d)
-    if isinstance(e, cst.Attribute):
-        return e.attr.value in ("T", "real", "imag") and strong_tensor(sem, e.value, fn, _arith, d)
-    if isinstance(e, cst.BinaryOperation):
-        return strong_tensor(sem, e.left, fn, True, d) or strong_tensor(sem, e.right, fn, True, d)
-    if isinstance(e, cst.UnaryOperation):
-        return not isinstance(e.operator, cst.Not) and strong_tensor(sem, e.expression, fn, True, d)
-    if isinstance(e, cst.Comparison):
-        if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in e.comparisons):
-            return False
-        return strong_tensor(sem, e.left, fn, True, d) or any(
-            strong_tensor(sem, c.comparator, fn, True, d) for c in e.comparisons)
-    if isinstance(e, cst.IfExp):
-        return strong_tensor(sem, e.body, fn, _arith, d) or strong_tensor(sem, e.orelse, fn, _arith, d)
-    if isinstance(e, cst.Call):
-        if sem.qualified(e.func):
-            return is_op_call(sem, e)
-        if _arith and not isinstance(e.func, cst.Name):
-            return sem.is_tensor(e, fn)  # a layer call compared or computed with: self.gate(x) > 0
-        return False
-    return False
-
-
-def _annotated_tensor(fn: FunctionInfo, name: str) -> bool:
-    for p in fn.params:
-        if p.name.value == name and p.annotation is not None:
-            return (dotted_name(p.annotation.annotation) or "").endswith(("tf.Tensor", "tensorflow.Tensor"))
-    return False
-
-
-def condition_is_tensor(sem: SemanticModel, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
-    """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?"""
-    if isinstance(test, cst.BooleanOperation):
-        return condition_is_tensor(sem, test.left, fn) or condition_is_tensor(sem, test.right, fn)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return condition_is_tensor(sem, test.expression, fn)
-    if "is_tensor(" in _code(test) or "isinstance(" in _code(test):
-        return False
-    return strong_tensor(sem, test, fn)
-
-
-_code = cst.Module(body=[]).code_for_node
-
-
-def _mentions(e: cst.CSTNode, names: set[str]) -> bool:
-    stack: list[cst.CSTNode] = [e]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name) and n.value in names:
-            return True
-        if isinstance(n, cst.Attribute):
-            stack.append(n.value)  # the attribute name is not a variable
-            continue
-        stack.extend(n.children)
-    return False
-
-
-def _decorators_turn_off_autograph(sem: SemanticModel, fn: FunctionInfo) -> bool:
-    if not isinstance(fn.node, cst.FunctionDef):
-        return False
-    for d in fn.node.decorators:
-        e = d.decorator
-        call = e if isinstance(e, cst.Call) else None
-        func = e.func if isinstance(e, cst.Call) else e
-        if any(q.endswith("autograph.experimental.do_not_convert") for q in sem.qualified(func)):
-            return True
-        if call is not None and sem.is_tf_function_expr(func) and _autograph_false(call):
-            return True
-    return False
-
-
-def _autograph_false(call: cst.Call) -> bool:
-    return any(a.keyword is not None and a.keyword.value == "autograph" and isinstance(a.value, cst.Name)
-               and a.value.value == "False" for a in call.args)
-
-
-def autograph_off(sem: SemanticModel, fn: FunctionInfo | None) -> bool:
-    """Does ``fn`` run traced without AutoGraph: ``@tf.function(autograph=False)``,
-    ``tf.function(f, autograph=False)``, ``@do_not_convert``, or nested in / only called
-    from such a function (AutoGraph converts callees only of converted code)?"""
-    seen: set[int] = set()
-    f = fn
-    while f is not None and id(f) not in seen:
-        seen.add(id(f))
-        if _decorators_turn_off_autograph(sem, f):
-            return True
-        for call, _ in sem.all_calls:
-            if call.args and _autograph_false(call) and sem.resolves_to(call.func, TF_FUNCTION_NAMES):
-                a = call.args[0].value
-                if isinstance(a, cst.Name) and isinstance(f.node, cst.FunctionDef) and a.value == f.name \
-                        and f.cls is None:
-                    return True
-                if isinstance(a, cst.Lambda) and a is f.node:
-                    return True
-        if f.root_reason is not None:
-            return False
-        if f.via is not None:
-            f = f.via[0]
-        elif f.parent is not None and f.parent.traced:
-            f = f.parent
-        else:
-            return False
-    return False
-
-
-def _eager_only_branch(ctx: Ctx) -> bool:
-    """Code guarded by ``if tf.executing_eagerly():`` (or in its ``else`` when negated), or
-    in a ``try`` body: the author knows it may not run in a graph."""
-    for c in ctx.within_function():
-        if isinstance(c.node, (cst.Try,)) and c.field == "body":
-            return True
-        if isinstance(c.node, cst.With) and c.field == "body" and any(
-                "eager_mode" in _code(item.item) for item in c.node.items):
-            return True
-        if isinstance(c.node, (cst.If, cst.IfExp)) and c.field in ("body", "orelse"):
-            text = cst.Module(body=[]).code_for_node(c.node.test)
-            if any(w in text for w in _EAGER_CHECKS) or "hasattr(" in text and "numpy" in text:
-                return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------
@@ -319,7 +116,7 @@ class Model(tf.keras.Model):
             recv.func.attr.value == "result" and not recv.args
         if not metric and not self.sem.is_tensor(recv, ctx.fn):
             return
-        if _eager_only_branch(ctx):
+        if eager_only_branch(ctx):
             return
         self.report(node, ctx=ctx)
 
@@ -469,7 +266,7 @@ def clip(x, lo, hi):
     def visit_Assert(self, node: cst.Assert, ctx: Ctx) -> None:
         if self._assert_converted(ctx.fn):
             return
-        if condition_is_tensor(self.sem, node.test, ctx.fn):
+        if self.sem.condition_is_tensor(node.test, ctx.fn):
             self.report(node, self.MESSAGE.format(what="`assert` on a tensor",
                                                   fix="use `tf.debugging.assert_*`"), ctx=ctx,
                         fix=fixes.assert_to_tf_debugging(self, node, ctx))
@@ -488,24 +285,24 @@ def clip(x, lo, hi):
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         sem, fn = self.sem, ctx.fn
-        name = next((n for n in ("bool",) + _BOOL_BUILTINS if _builtin(sem, node.func, n, ctx)), None)
+        name = next((n for n in ("bool",) + _BOOL_BUILTINS if sem.is_builtin(node.func, n, ctx.fn)), None)
         if name is None:
             return
         args = [a for a in node.args if a.keyword is None]
         if not args or any(a.star for a in args):
             return
         if name == "bool":
-            hit = len(args) == 1 and strong_tensor(sem, args[0].value, fn)
+            hit = len(args) == 1 and sem.strong_tensor(args[0].value, fn)
             fix = "use the boolean tensor itself, or `tf.cond`"
         elif name in ("max", "min"):
             if len(args) == 1:
                 hit = self._holds_tensors(args[0].value, fn)
             else:
-                hit = any(strong_tensor(sem, a.value, fn, True) for a in args)
+                hit = any(sem.strong_tensor(a.value, fn, True) for a in args)
             fix = f"use `tf.{'maximum' if name == 'max' else 'minimum'}` or `tf.reduce_{name}`"
         elif name in ("any", "all"):
             v = args[0].value
-            hit = self._holds_tensors(v, fn) or strong_tensor(sem, v, fn)
+            hit = self._holds_tensors(v, fn) or sem.strong_tensor(v, fn)
             fix = f"use `tf.reduce_{name}`"
         else:  # sorted: AutoGraph sorts a single tensor with tf.sort, not a list of them
             hit = self._holds_tensors(args[0].value, fn)
@@ -517,11 +314,11 @@ def clip(x, lo, hi):
     def _holds_tensors(self, e: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
         """A list/tuple/set display or a comprehension whose elements are tensors."""
         if isinstance(e, (cst.List, cst.Tuple, cst.Set)):
-            return any(not isinstance(el, cst.StarredElement) and strong_tensor(self.sem, el.value, fn, True)
+            return any(not isinstance(el, cst.StarredElement) and self.sem.strong_tensor(el.value, fn, True)
                        for el in e.elements)
         if isinstance(e, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
             targets = _comp_targets(e)
-            return not _mentions(e.elt, targets) and strong_tensor(self.sem, e.elt, fn, True)
+            return not mentions(e.elt, targets) and self.sem.strong_tensor(e.elt, fn, True)
         return False
 
     def visit_CompIf(self, node: cst.CompIf, ctx: Ctx) -> None:
@@ -529,10 +326,10 @@ def clip(x, lo, hi):
         if comp is None:
             return
         targets = _comp_targets(comp)
-        if _mentions(node.test, targets):
+        if mentions(node.test, targets):
             hit = _comp_test_is_tensor(self.sem, node.test, comp, ctx.fn)
         else:
-            hit = condition_is_tensor(self.sem, node.test, ctx.fn)
+            hit = self.sem.condition_is_tensor(node.test, ctx.fn)
         if hit:
             self.report(node, self.MESSAGE.format(what="comprehension condition on a tensor",
                                                   fix="use `tf.boolean_mask` or `tf.where`"), ctx=ctx)
@@ -547,7 +344,7 @@ def clip(x, lo, hi):
         self._unconverted(node.test, "conditional expression", ctx)
 
     def _unconverted(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:
-        if condition_is_tensor(self.sem, test, ctx.fn) and autograph_off(self.sem, ctx.fn):
+        if self.sem.condition_is_tensor(test, ctx.fn) and self.sem.autograph_off(ctx.fn):
             self.report(test, self.MESSAGE.format(what=f"{what} on a tensor without AutoGraph",
                                                   fix="use `tf.cond` / `tf.while_loop`"), ctx=ctx)
 
@@ -572,16 +369,16 @@ def _comp_test_is_tensor(sem: SemanticModel, test: cst.BaseExpression, comp: cst
         it = f.iter
         if isinstance(f.target, cst.Name):
             if isinstance(it, (cst.List, cst.Tuple)) and any(
-                    not isinstance(e, cst.StarredElement) and strong_tensor(sem, e.value, fn, True) for e in it.elements):
+                    not isinstance(e, cst.StarredElement) and sem.strong_tensor(e.value, fn, True) for e in it.elements):
                 elems.add(f.target.value)
-            elif isinstance(it, cst.Call) and tf_function_name(sem, it.func) in ("unstack", "split"):
+            elif isinstance(it, cst.Call) and sem.tf_function_name(it.func) in ("unstack", "split"):
                 elems.add(f.target.value)
         f = f.inner_for_in
     targets = _comp_targets(comp)
 
     def judge(e: cst.BaseExpression) -> bool:
-        if not _mentions(e, targets):
-            return strong_tensor(sem, e, fn, True)
+        if not mentions(e, targets):
+            return sem.strong_tensor(e, fn, True)
         if isinstance(e, cst.Name):
             return e.value in elems
         if isinstance(e, cst.Subscript):
@@ -597,8 +394,8 @@ def _comp_test_is_tensor(sem: SemanticModel, test: cst.BaseExpression, comp: cst
                 return False
             return judge(e.left) or any(judge(c.comparator) for c in e.comparisons)
         if isinstance(e, cst.Call):
-            name = tf_function_name(sem, e.func)
-            return name is not None and name not in _TF_LIST_FUNCS and any(judge(a.value) for a in e.args)
+            name = sem.tf_function_name(e.func)
+            return name is not None and name not in TF_LIST_FUNCS and any(judge(a.value) for a in e.args)
         return False
 
     return judge(test)
@@ -701,19 +498,19 @@ def total(x):
         return "use `tf.map_fn`, vectorized ops, or `tf.unstack` for a static size"
 
     def visit_CompFor(self, node: cst.CompFor, ctx: Ctx) -> None:
-        if strong_tensor(self.sem, node.iter, ctx.fn) and not self._shadowed(node.iter, ctx):
+        if self.sem.strong_tensor(node.iter, ctx.fn) and not self._shadowed(node.iter, ctx):
             self.report(node.iter, self.MESSAGE.format(what="a comprehension", fix=self._fix()), ctx=ctx)
 
     def _shadowed(self, it: cst.BaseExpression, ctx: Ctx) -> bool:
         """The iterable uses a target of an enclosing comprehension (judged wrongly)."""
         for c in ctx.within_function():
-            if isinstance(c.node, _COMP_TYPES) and _mentions(it, _comp_targets(c.node)):
+            if isinstance(c.node, _COMP_TYPES) and mentions(it, _comp_targets(c.node)):
                 return True
         return False
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         sem = self.sem
-        name = next((n for n in ("list", "tuple", "set") if _builtin(sem, node.func, n, ctx)), None)
+        name = next((n for n in ("list", "tuple", "set") if sem.is_builtin(node.func, n, ctx.fn)), None)
         if name is not None and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
             if self._single_tensor(node.args[0].value, ctx.fn):
                 self.report(node, self.MESSAGE.format(what=f"`{name}()`", fix=self._fix()), ctx=ctx)
@@ -751,11 +548,11 @@ def total(x):
             e = e.value
         if not isinstance(e, cst.Call):
             return False
-        return any(q.startswith(("tensorflow.", "keras.ops.")) and q.rsplit(".", 1)[-1] in _TF_SINGLE_OPS
+        return any(q.startswith(("tensorflow.", "keras.ops.")) and q.rsplit(".", 1)[-1] in TF_SINGLE_OPS
                    and ".nest." not in q and ".data." not in q for q in self.sem.qualified(e.func))
 
     def visit_For(self, node: cst.For, ctx: Ctx) -> None:
-        if strong_tensor(self.sem, node.iter, ctx.fn) and autograph_off(self.sem, ctx.fn):
+        if self.sem.strong_tensor(node.iter, ctx.fn) and self.sem.autograph_off(ctx.fn):
             self.report(node.iter, self.MESSAGE.format(what="a `for` loop without AutoGraph",
                                                        fix=self._fix()), ctx=ctx)
 
@@ -842,46 +639,17 @@ def f(x):
         if q is not None and q.count(".") == 1:
             what, fix = q, "tf.math." + q.split(".", 1)[1]
         else:
-            b = next((n for n in _BAD_BUILTINS if _builtin(sem, node.func, n, ctx)), None)
+            b = next((n for n in _BAD_BUILTINS if sem.is_builtin(node.func, n, ctx.fn)), None)
             if b is not None:
                 what, fix = b + "()", {"round": "tf.round"}.get(b, "a tf.* op")
         if what is None:
             return
-        if any(a.keyword is None and not a.star and strong_tensor(sem, a.value, ctx.fn) for a in node.args):
+        if any(a.keyword is None and not a.star and sem.strong_tensor(a.value, ctx.fn) for a in node.args):
             self.report(node, self.MESSAGE.format(what=what, fix=fix), ctx=ctx)
 
 
 # ---------------------------------------------------------------------------------------
 # TFL601
-
-_KERAS3_PREFIXES = ("keras.", "tensorflow.keras.")
-_KERAS2_PARTS = (".engine.", ".legacy.", "keras.src.engine", "tensorflow.keras.src")
-
-
-def _raw_qualified(sem: SemanticModel, expr: cst.BaseExpression) -> set[str]:
-    d = dotted_name(expr)
-    if d is None:
-        return set()
-    head, _, rest = d.partition(".")
-    return {b + "." + rest if rest else b for b in sem.imports.get(head, ())}
-
-
-def is_keras3_layer_class(sem: SemanticModel, cls, _seen: frozenset[int] = frozenset()) -> bool:
-    """A subclass of a Keras 3 layer or model: ``keras.*`` or, in TF >= 2.16,
-    ``tf.keras.*`` (``tf_keras`` is Keras 2 and runs AutoGraph on ``call``)."""
-    if id(cls) in _seen:
-        return False
-    for b in cls.bases:
-        for q in _raw_qualified(sem, b):
-            if q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS):
-                last = q.rsplit(".", 1)[-1]
-                mod = q.rsplit(".", 1)[0]
-                if last in ("Layer", "Model", "Sequential") or mod.endswith((".layers", ".models")):
-                    return True
-        if isinstance(b, cst.Name) and b.value in sem.classes:
-            if is_keras3_layer_class(sem, sem.classes[b.value], _seen | {id(cls)}):
-                return True
-    return False
 
 
 class TensorConditionInKeras3Call(Rule):
@@ -1027,7 +795,7 @@ class Clip(tf.keras.Model):
             return None
         if fn.tf_function:
             return None
-        if not is_keras3_layer_class(self.sem, fn.cls):
+        if not self.sem.is_keras3_layer_class(fn.cls):
             return None
         return fn
 
@@ -1039,7 +807,7 @@ class Clip(tf.keras.Model):
         # caller passed (a mask tensor, or a Python `dim`): only the inputs are sure
         inputs = [p.name.value for p in fn.params[1:2] if p.star not in ("*", "**")]
         with self.sem.params_as_tensors(fn, only=frozenset(inputs)):
-            hit = condition_is_tensor(self.sem, test, fn)
+            hit = self.sem.condition_is_tensor(test, fn)
         if hit:
             self.report(test, self.MESSAGE.format(what=what, cls=fn.cls.name))  # type: ignore[union-attr]
 

@@ -1,0 +1,508 @@
+"""Tensor-dependent branches that Python control flow cannot express: `break`/`return`
+on a tensor in a Python loop, names defined in only one branch of a tensor `if`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint import fixes
+from tflint.diagnostics import Severity
+from tflint.rule import Rule
+from tflint.semantic import target_names, Ctx, FunctionInfo
+from tflint.semantic.syntax import assigned_in, bindings, name_nodes, names_read, walk_scope
+
+
+# ---------------------------------------------------------------------------------------
+# TFL503
+
+
+class TensorBreakInPythonLoop(Rule):
+    """`break` or `return` under a tensor condition inside a Python loop.
+
+    ## What it does
+    In traced code, flags `break` and `return` statements that sit under an `if` whose
+    condition is a tensor, inside a loop that stays a Python loop (`for i in range(3)`,
+    `for x in python_list`, `while True`). `continue` is not flagged: AutoGraph 2.21
+    lowers it to a conditional inside the body, which works in Python loops (checked).
+
+    ## Why is this bad?
+    AutoGraph turns the tensor `if` into `tf.cond` and the `break`/`return` into a flag
+    that becomes a tensor; a Python loop cannot stop on a tensor, so tracing fails with
+    `NotImplementedError: break and return statements which depend on a TF condition are
+    not supported in Python for loops. Did you intend to make it a TF loop?` (for `while`
+    loops: "The condition of while loop started as non-Tensor, then changed to Tensor").
+
+    ## Example
+    ```python
+    @tf.function
+    def first_above(x, threshold):
+        for i in range(10):
+            if x[i] > threshold:
+                break
+        return i
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def first_above(x, threshold):
+        for i in tf.range(10):
+            if x[i] > threshold:
+                break
+        return i
+    ```
+
+    ## Fix safety
+    Turning `range` into `tf.range` is unsafe: the body may rely on a Python loop index.
+
+    ## References
+    - [AutoGraph reference: break statements](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/control_flow.md#break-statements)
+    - [AutoGraph limitations: consistency of control flow types](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#consistency-of-control-flow-types)
+    """
+
+    CODE = "TFL503"
+    NAME = "tensor-break-in-python-loop"
+    MESSAGE = ("`{stmt}` depends on a tensor condition inside a Python loop: AutoGraph cannot stop a Python "
+               "loop on a tensor (NotImplementedError); make it a TF loop (`tf.range`, `while <tensor>`)")
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P20",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    for i in range(3):
+        if i == 2:                   # Python condition: fine
+            break
+        if x[i] > 0:
+            continue                 # continue works in Python loops
+        x = x + 1
+    for i in tf.range(3):
+        if x[i] > 0:                 # TF loop: converted
+            break
+    return x
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    for i in range(3):
+        if tf.reduce_sum(x) > 10.0:
+            break  # TFL503
+        x = x * 2
+    return x
+
+@tf.function
+def g(x):
+    while True:
+        x = x - 1
+        if x < 0:
+            return x  # TFL503
+''',
+    )
+    FIXED = (
+        (0, '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    for i in tf.range(3):
+        if tf.reduce_sum(x) > 10.0:
+            break  # TFL503
+        x = x * 2
+    return x
+
+@tf.function
+def g(x):
+    while True:
+        x = x - 1
+        if x < 0:
+            return x  # TFL503
+'''),
+    )
+
+    def visit_Break(self, node: cst.Break, ctx: Ctx) -> None:
+        self._check(node, ctx, "break")
+
+    def visit_Return(self, node: cst.Return, ctx: Ctx) -> None:
+        self._check(node, ctx, "return")
+
+    def _check(self, node: cst.CSTNode, ctx: Ctx, stmt: str) -> None:
+        sem = self.sem
+        fn = ctx.fn
+        if fn is None or sem.in_py_function(ctx):
+            return
+        tensor_if = False
+        known: dict[str, bool] = {}
+        for c in ctx.loops():
+            if isinstance(c.node, cst.For):
+                v = sem.surely_iterates_tensors(c.node.iter, fn)
+                for t in target_names(c.node.target):
+                    known.setdefault(t, v)
+        for c in ctx.within_function():
+            n = c.node
+            if isinstance(n, cst.If) and c.field in ("body", "orelse") and not tensor_if:
+                tensor_if = sem.surely_tf_test(n.test, fn, known)
+            elif isinstance(n, (cst.For, cst.While)) and c.field == "body":
+                if tensor_if and not sem.loop_is_tensorflow(n, fn):
+                    self.report(node, self.MESSAGE.format(stmt=stmt), ctx=ctx,
+                                fix=fixes.loop_range_to_tf_range(self, n, ctx))
+                    return
+                if stmt == "break":
+                    return  # break only leaves the innermost loop
+            elif isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return
+
+
+# ---------------------------------------------------------------------------------------
+# TFL504
+
+
+class DefinedInOneBranch(Rule):
+    """A name defined in only one branch of a tensor `if`, or carried undefined into a TF loop.
+
+    ## What it does
+    In traced code, flags an `if` whose condition is a tensor when a name assigned in one
+    branch is not assigned in the other, was not defined before the `if`, and is read
+    after it. Branches that end in `return`/`raise`/`break`/`continue` do not need the
+    name. Python conditions (`if training:`, `if mask is None:`) are not flagged: only
+    the branch taken is traced. Names used only inside the branch are fine. Likewise
+    flags such an `if`, written directly in the function body, when only one branch
+    ends in `return` and the other path reaches the end of the function with no
+    `return` (TensorFlow 2.21: `ValueError: the else branch must also have a return
+    statement.`); an `if` followed by a `return` is fine, AutoGraph makes it the else
+    branch.
+
+    Also flags a TensorFlow loop (over `tf.range`, a tensor, a Dataset, or a `while` on a
+    tensor) whose body reads a name before assigning it, when nothing outside the loop
+    defines that name: the value is carried from the previous iteration and has none on
+    entry. A name first assigned in the loop and only read after it is fine on TF 2.21.
+
+    ## Why is this bad?
+    AutoGraph turns the `if` into `tf.cond`, which needs every value that flows out of it
+    on both paths. Tracing fails with `ValueError: 'y' must also be initialized in the
+    else branch`. A TensorFlow loop likewise needs every loop-carried value before it
+    starts (`UnboundLocalError: 's' is used before assignment` inside AutoGraph's error).
+
+    ## Example
+    ```python
+    @tf.function
+    def f(x):
+        if tf.reduce_sum(x) > 0:
+            y = x * 2
+        return y
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(x):
+        y = tf.zeros_like(x)
+        if tf.reduce_sum(x) > 0:
+            y = x * 2
+        return y
+    ```
+
+    ## References
+    - [AutoGraph limitations: undefined and None values in TensorFlow](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#undefined-and-none-values-in-tensorflow)
+    - [AutoGraph reference: if statements](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/control_flow.md#if-statements)
+    """
+
+    CODE = "TFL504"
+    NAME = "defined-in-one-branch"
+    MESSAGE = ("`{name}` is defined only in the {branch} branch of this tensor `if` and used after it: tf.cond "
+               "needs it on both paths; define it before the `if` or in the {other} branch")
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P21", "P22")
+    LOOP_MESSAGE = ("`{name}` is carried from one iteration of this TensorFlow loop to the next but is not defined "
+                    "before the loop: AutoGraph needs its value on entry; initialise it before the loop")
+    RETURN_MESSAGE = ("only the {branch} branch of this tensor `if` returns, the other path runs off the end of the "
+                      "function: tf.cond needs a return on both paths; add a `return` in the {other} branch or "
+                      "after the `if`")
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x, training=False):
+    y = tf.zeros_like(x)
+    if tf.reduce_sum(x) > 0:
+        y = x * 2                    # defined before the if
+    if training:                     # Python condition: only one branch is traced
+        z = x + 1
+    else:
+        w = x
+    if tf.reduce_sum(x) > 1:
+        tmp = x * 3                  # local to the branch
+        y = y + tmp
+    if tf.reduce_sum(x) > 2:
+        v = x
+    else:
+        v = -x                       # defined in both branches
+    return y + v
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def clip_or_negate(x):
+    if tf.reduce_sum(x) > 0:
+        return tf.minimum(x, 1.0)    # the code after the if is the else branch
+    return -x
+
+@tf.function
+def checked(x, strict=False):
+    if strict:                       # Python condition
+        return x
+    tf.debugging.assert_all_finite(x, "x")
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    if tf.reduce_sum(x) > 0:  # TFL504
+        y = x * 2
+    return y
+
+@tf.function
+def g(x):
+    if x > 0:  # TFL504
+        scale = 2.0
+    else:
+        offset = 1.0
+    return x * scale
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def f(n):
+    for i in tf.range(n):  # TFL504
+        if i > 0:
+            s = s + i
+        else:
+            s = i
+    return s
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def positive_part(x):
+    if tf.reduce_sum(x) > 0:  # TFL504
+        return x
+
+@tf.function
+def log_or_zero(x):
+    if x > 0:  # TFL504
+        y = tf.math.log(x)
+    else:
+        return tf.zeros_like(x)
+    tf.print(y)
+''',
+    )
+
+    def visit_For(self, node: cst.For | cst.While, ctx: Ctx) -> None:
+        """P22: a name read before it is (definitely) assigned in the body of a TensorFlow
+        loop, assigned in the body, and bound nowhere else in the function: its value must
+        come from the previous iteration, and there is none on entry. A name first
+        assigned in the loop and only read after it is fine on TF 2.21."""
+        sem = self.sem
+        fn = ctx.fn
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or sem.in_py_function(ctx):
+            return
+        if not sem.surely_tf_loop(node, fn):
+            return
+        inside = {id(n) for n in walk_scope(node)}
+        outside = {n for n, b in bindings(fn.node.body) if id(b) not in inside}
+        candidates = assigned_in(node.body) - outside - fn.param_names
+        if isinstance(node, cst.For):
+            candidates -= set(target_names(node.target))
+        candidates = {n for n in candidates
+                      if not any(n in f.globals_ or n in f.nonlocals for f in fn.scope_chain())}
+        if not candidates:
+            return
+        hit = _first_unassigned_read(node.body.body, set(), candidates)[0]  # type: ignore[union-attr]
+        if hit is not None:
+            self.report(node, self.LOOP_MESSAGE.format(name=hit), ctx=ctx)
+
+    visit_While = visit_For
+
+    def visit_If(self, node: cst.If, ctx: Ctx) -> None:
+        sem = self.sem
+        fn = ctx.fn
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or sem.in_py_function(ctx):
+            return
+        if not sem.surely_tf_test(node.test, fn):
+            return
+        returning = _one_branch_returns(node, fn.node)
+        if returning is not None:
+            other = "else" if returning == "true" else "true"
+            self.report(node, self.RETURN_MESSAGE.format(branch=returning, other=other), ctx=ctx)
+            return
+        body_names = assigned_in(node.body)
+        else_block = node.orelse
+        else_names = assigned_in(else_block) if else_block is not None else set()
+        candidates = [(n, "true", "else") for n in sorted(body_names - else_names) if not _exits(else_block)]
+        if else_block is not None and not _exits(node.body):
+            candidates += [(n, "else", "true") for n in sorted(else_names - body_names)]
+        if not candidates:
+            return
+        pos = sem.position(node)
+        start, end = (pos.start.line, pos.start.column), (pos.end.line, pos.end.column)
+        for name, branch, other in candidates:
+            if any(name in f.globals_ or name in f.nonlocals for f in fn.scope_chain()) or name in fn.param_names:
+                continue
+            if self._defined_before(name, start, fn) or not self._read_after(name, end, fn):
+                continue
+            self.report(node, self.MESSAGE.format(name=name, branch=branch, other=other), ctx=ctx)
+            return
+
+    def _defined_before(self, name: str, start: tuple[int, int], fn: FunctionInfo) -> bool:
+        for n, b in bindings(fn.node.body):
+            if n == name:
+                p = self.sem.position(b).start
+                if (p.line, p.column) < start:
+                    return True
+        return False
+
+    def _read_after(self, name: str, end: tuple[int, int], fn: FunctionInfo) -> bool:
+        """The first mention of ``name`` after the ``if`` reads it (is not a plain rebinding)."""
+        first: tuple[tuple[int, int], cst.Name] | None = None
+        for n in name_nodes(fn.node.body):
+            if n.value == name:
+                p = self.sem.position(n).start
+                key = (p.line, p.column)
+                if key > end and (first is None or key < first[0]):
+                    first = (key, n)
+        if first is None:
+            return False
+        stores = {id(t) for s in walk_scope(fn.node.body) if isinstance(s, cst.Assign)
+                  for tg in s.targets for t in walk_scope(tg.target)}
+        if id(first[1]) not in stores:
+            return True
+        # `y = y + 1` reads first; `y = x` rebinds
+        for s in walk_scope(fn.node.body):
+            if isinstance(s, cst.Assign) and any(first[1] is t for tg in s.targets for t in walk_scope(tg.target)):
+                return name in names_read(s.value)
+        return False
+
+
+def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tuple[str | None, set[str]]:
+    """Walk statements in execution order; return the first candidate name read while
+    not yet definitely assigned, and the names definitely assigned afterwards."""
+    defined = set(defined)
+
+    def reads(node: cst.CSTNode | None) -> str | None:
+        if node is None:
+            return None
+        hit = sorted((names_read(node) & candidates) - defined)
+        return hit[0] if hit else None
+
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    hit = reads(small.value)
+                    if hit:
+                        return hit, defined
+                    for t in small.targets:
+                        defined |= set(target_names(t.target))
+                elif isinstance(small, cst.AugAssign):
+                    hit = reads(small.value) or reads(small.target)
+                    if hit:
+                        return hit, defined
+                elif isinstance(small, cst.AnnAssign):
+                    hit = reads(small.value)
+                    if hit:
+                        return hit, defined
+                    if small.value is not None:
+                        defined |= set(target_names(small.target))
+                else:
+                    hit = reads(small)
+                    if hit:
+                        return hit, defined
+        elif isinstance(stmt, cst.If):
+            hit = reads(stmt.test)
+            if hit:
+                return hit, defined
+            hit, d1 = _first_unassigned_read(stmt.body.body, defined, candidates)
+            if hit:
+                return hit, defined
+            orelse = stmt.orelse
+            if orelse is None:
+                d2 = defined
+            elif isinstance(orelse, cst.If):
+                hit, d2 = _first_unassigned_read([orelse], defined, candidates)
+            else:
+                hit, d2 = _first_unassigned_read(orelse.body.body, defined, candidates)
+            if hit:
+                return hit, defined
+            defined = d1 & d2
+        elif isinstance(stmt, (cst.For, cst.While)):
+            hit = reads(stmt.iter if isinstance(stmt, cst.For) else stmt.test)
+            if hit:
+                return hit, defined
+            inner = set(defined)
+            if isinstance(stmt, cst.For):
+                inner |= set(target_names(stmt.target))
+            hit, _ = _first_unassigned_read(stmt.body.body, inner, candidates)
+            if hit:
+                return hit, defined
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                hit = reads(item.item)
+                if hit:
+                    return hit, defined
+            hit, defined = _first_unassigned_read(stmt.body.body, defined, candidates)
+            if hit:
+                return hit, defined
+        else:
+            # try/match/nested definitions: too many paths to judge; stop looking
+            return None, defined
+    return None, defined
+
+
+def _one_branch_returns(node: cst.If, fn: cst.FunctionDef) -> str | None:
+    """``"true"``/``"else"``: that branch of ``node``, a statement of the function body
+    itself, ends in ``return``, while the other branch and every statement after the
+    ``if`` hold no ``return``, so the other path falls off the end of the function."""
+    stmts = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    index = next((i for i, st in enumerate(stmts) if st is node), None)
+    if index is None or any(_holds(st, (cst.Return, cst.Raise)) for st in stmts[index + 1:]):
+        return None
+    if _ends_in_return(node.body) and not _holds(node.orelse, cst.Return):
+        return "true"
+    if isinstance(node.orelse, cst.Else) and _ends_in_return(node.orelse.body) and not _holds(node.body, cst.Return):
+        return "else"
+    return None
+
+
+def _holds(node: cst.CSTNode | None, kinds: type | tuple[type, ...]) -> bool:
+    """Is there a statement of ``kinds`` in ``node`` (nested functions left out)?"""
+    return node is not None and any(isinstance(n, kinds) for n in walk_scope(node))
+
+
+def _ends_in_return(block: cst.BaseSuite) -> bool:
+    stmts = block.body
+    last = stmts[-1] if stmts else None
+    if isinstance(block, cst.SimpleStatementSuite):
+        return isinstance(last, cst.Return)
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+
+
+def _exits(block: cst.CSTNode | None) -> bool:
+    """Does the block end by leaving (``return``, ``raise``, ``break``, ``continue``)?"""
+    if block is None:
+        return False
+    if isinstance(block, cst.If):
+        return _exits(block.body) and _exits(block.orelse)
+    body = getattr(block, "body", None)
+    stmts = getattr(body, "body", body) if not isinstance(block, cst.IndentedBlock) else block.body
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(s, (cst.Return, cst.Raise, cst.Break, cst.Continue)) for s in last.body)
+    if isinstance(last, cst.If):
+        return _exits(last.body) and _exits(last.orelse)
+    return False

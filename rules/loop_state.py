@@ -1,0 +1,397 @@
+"""Python state that cannot cross the iterations of a TensorFlow loop: lists and dicts
+accumulated in the loop, lambdas that close over a loop variable."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from tflint.diagnostics import Severity
+from tflint.rule import Rule
+from tflint.semantic import target_names, Ctx, FunctionInfo
+from tflint.semantic.syntax import assigned_in, code, names_read, walk_scope
+from tflint.semantic.values import container_kind, local_owner
+
+
+_ACCUMULATORS = frozenset({"append", "extend", "insert"})
+
+
+# ---------------------------------------------------------------------------------------
+# TFL501 / TFL502
+
+
+class ListAppendInTfLoop(Rule):
+    """A Python list collects tensors inside a TensorFlow loop.
+
+    ## What it does
+    In traced code, flags `L.append(t)`, `L.extend(...)` and `L.insert(...)` with a tensor
+    argument inside a TensorFlow loop (`for` over `tf.range`, a tensor or a dataset,
+    `range(<tensor>)`, or `while <tensor condition>`) when the list `L` is a local list
+    created before that loop. Lists filled in a Python loop (`for i in range(3)`) and
+    lists created afresh in each iteration are fine and are not flagged; lists bound
+    outside the traced function are TFL105's.
+
+    ## Why is this bad?
+    AutoGraph runs the body of a TensorFlow loop once, to trace it into a
+    `tf.while_loop`. The list gets one element, a tensor of the loop's inner graph, and
+    using it after the loop fails: `InaccessibleTensorError: <tf.Tensor 'while/...'> is
+    out of scope and cannot be used here`.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i * 2)
+        return tf.stack(out)
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(n):
+        out = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            out = out.write(i, i * 2)
+        return out.stack()
+    ```
+
+    ## References
+    - [AutoGraph limitations: Python collections in TensorFlow control flow](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#python-collections-in-tensorflow-control-flow)
+    - [Better performance with tf.function: Accumulating values in a loop](https://www.tensorflow.org/guide/function#accumulating_values_in_a_loop)
+    """
+
+    CODE = "TFL501"
+    NAME = "list-append-in-tf-loop"
+    MESSAGE = ("`{name}.{meth}(...)` inside a TensorFlow loop: the body is traced once, so the list gets one "
+               "out-of-scope tensor; use tf.TensorArray")
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P24",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    parts = []
+    for i in range(3):              # Python loop: unrolled, three real tensors
+        parts.append(x * i)
+    return tf.stack(parts)
+
+@tf.function
+def g(n):
+    out = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        row = []                    # a fresh list in every iteration
+        row.append(tf.cast(i, tf.float32))
+        out = out.write(i, tf.add_n(row))
+    return out.stack()
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(n):
+    out = []
+    for i in tf.range(n):
+        out.append(i * 2)  # TFL501
+    return tf.stack(out)
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def total(dataset):
+    losses = []
+    for x in dataset:
+        losses.append(tf.reduce_sum(x))  # TFL501
+    return tf.add_n(losses)
+''',
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        f = node.func
+        if not (isinstance(f, cst.Attribute) and f.attr.value in _ACCUMULATORS and isinstance(f.value, cst.Name)):
+            return
+        sem = self.sem
+        if not node.args or not any(sem.is_tensor(a.value, ctx.fn) for a in node.args):
+            return
+        name = f.value.value
+        owner = local_owner(name, ctx.fn)
+        if owner is None or container_kind(owner, name) != "list" or sem.in_py_function(ctx):
+            return
+        if sem.tf_loop_outside_binding(name, ctx) is None:
+            return
+        self.report(node, self.MESSAGE.format(name=name, meth=f.attr.value), ctx=ctx)
+
+
+def _literal_key(e: cst.BaseExpression) -> bool:
+    if isinstance(e, (cst.Integer, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus) and isinstance(e.expression,
+                                                                                                cst.Integer):
+        return True
+    return False
+
+
+class ContainerWriteInTfLoop(Rule):
+    """A Python dict or list is written with a computed key inside a TensorFlow loop.
+
+    ## What it does
+    In traced code, flags `d[k] = t`, `d[k] += t` and `del d[k]` inside a TensorFlow loop
+    when `d` is a local dict or list created before the loop and the key `k` is not a
+    literal (a name, an expression, a tensor). Writes with literal keys
+    (`state["count"] += 1`, `acc[0] = x`) are fine: AutoGraph carries those entries as
+    loop variables.
+
+    ## Why is this bad?
+    AutoGraph can only carry container entries whose key it sees in the source. An entry
+    written under a computed key is not a loop variable: its value is a tensor of the
+    loop's inner graph, and reading it after (or in the next iteration of) the loop fails
+    with `InaccessibleTensorError: ... is out of scope and cannot be used here`.
+
+    ## Example
+    ```python
+    @tf.function
+    def f(n):
+        d = {"a": tf.constant(0), "b": tf.constant(0)}
+        for i in tf.range(n):
+            for key in d:
+                d[key] += i
+        return d
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f(n):
+        d = {"a": tf.constant(0), "b": tf.constant(0)}
+        for i in tf.range(n):
+            d = {key: value + i for key, value in d.items()}  # a new dict, same keys
+        return d
+    ```
+
+    ## References
+    - [AutoGraph limitations: Python collections of fixed structure with dynamic index](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#python-collections-of-fixed-structure-with-dynamic-index)
+    """
+
+    CODE = "TFL502"
+    NAME = "container-write-in-tf-loop"
+    MESSAGE = ("`{target}` is written with a computed key inside a TensorFlow loop: AutoGraph cannot carry it "
+               "across iterations (out-of-scope tensor); rebuild the {kind} each iteration or use a TensorArray")
+    SEVERITY = Severity.ERROR
+    PITFALLS = ("P25",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(n):
+    state = {"count": tf.constant(0), "total": tf.constant(0)}
+    for i in tf.range(n):
+        state["count"] += 1                 # literal keys: carried by AutoGraph
+        state["total"] = state["total"] + i
+        state = {k: v * 1 for k, v in state.items()}
+    return state
+
+@tf.function
+def g(x):
+    outs = {}
+    for name in ["a", "b"]:                 # Python loop: unrolled
+        outs[name] = x * 2
+    return outs
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(n):
+    d = {"a": tf.constant(0), "b": tf.constant(0)}
+    for i in tf.range(n):
+        for key in d:
+            d[key] += i  # TFL502
+    return d
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def g(x, n):
+    slots = [tf.zeros([3]) for _ in range(4)]
+    for i in tf.range(n):
+        slots[i % 4] = slots[i % 4] + x  # TFL502
+    return slots
+''',
+    )
+
+    def visit_Assign(self, node: cst.CSTNode, ctx: Ctx) -> None:
+        sem = self.sem
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                targets.extend(_flat(t.target))
+            value = node.value
+            if not sem.is_tensor(value, ctx.fn):
+                return
+        elif isinstance(node, cst.AugAssign):
+            targets.append(node.target)
+        elif isinstance(node, cst.Del):
+            targets.extend(_flat(node.target))
+        for t in targets:
+            if not (isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name)):
+                continue
+            if all(isinstance(e.slice, cst.Index) and _literal_key(e.slice.value) for e in t.slice):
+                continue
+            name = t.value.value
+            owner = local_owner(name, ctx.fn)
+            kind = container_kind(owner, name) if owner is not None else None
+            if kind is None or sem.in_py_function(ctx):
+                continue
+            if sem.tf_loop_outside_binding(name, ctx) is None:
+                continue
+            self.report(t, self.MESSAGE.format(target=code(t), kind=kind), ctx=ctx)
+
+    visit_AugAssign = visit_Assign
+    visit_Del = visit_Assign
+
+
+def _flat(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from _flat(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from _flat(t.value)
+    else:
+        yield t
+
+
+# ---------------------------------------------------------------------------------------
+# TFL505
+
+
+class LambdaCapturesLoopVariable(Rule):
+    """A lambda defined before a TensorFlow loop reads a name the loop reassigns.
+
+    ## What it does
+    In traced code, flags `l = lambda: ... a ...` when a later TensorFlow loop of the same
+    function reassigns `a` and `l` is called after that loop. A nested `def` is not
+    flagged: AutoGraph handles those.
+
+    ## Why is this bad?
+    AutoGraph rewrites the loop into a `tf.while_loop` whose results are bound to fresh
+    names; the lambda keeps reading the value `a` had before the loop. The result is
+    silently wrong: on TF 2.21 the example returns 0, where Python semantics give 2.
+
+    ## Example
+    ```python
+    @tf.function
+    def f():
+        a = tf.constant(0)
+        read_a = lambda: tf.identity(a)
+        for i in tf.range(3):
+            a = i
+        return read_a()
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def f():
+        a = tf.constant(0)
+        for i in tf.range(3):
+            a = i
+        return tf.identity(a)
+    ```
+    or pass the value as an argument: `read = lambda v: tf.identity(v)`; `read(a)`.
+
+    ## References
+    - [AutoGraph limitations: variables closed over by lambda functions](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/limitations.md#variables-closed-over-by-lambda-functions)
+    """
+
+    CODE = "TFL505"
+    NAME = "lambda-captures-loop-variable"
+    MESSAGE = ("lambda `{lam}` reads `{var}`, which the TensorFlow loop at line {line} reassigns: called after "
+               "the loop it still sees the old value; pass `{var}` as an argument")
+    SEVERITY = Severity.WARNING
+    PITFALLS = ("P27",)
+    VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    a = tf.constant(0)
+    read = lambda v: tf.identity(v)      # gets the value as an argument
+    for i in tf.range(3):
+        a = i
+        y = tf.cond(a > 1, lambda: a, lambda: -a)   # called right away, in the loop
+    return read(a) + y
+
+@tf.function
+def g():
+    a = tf.constant(0)
+    read = lambda: tf.identity(a)
+    for i in range(3):                   # Python loop: plain Python semantics
+        a = a + i
+    return read()
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f():
+    a = tf.constant(0)
+    read_a = lambda: tf.identity(a)  # TFL505
+    for i in tf.range(3):
+        a = i
+    return read_a()
+''',
+    )
+
+    def visit_Assign(self, node: cst.Assign, ctx: Ctx) -> None:
+        sem = self.sem
+        fn = ctx.fn
+        if fn is None or not isinstance(node.value, cst.Lambda) or len(node.targets) != 1 or \
+                not isinstance(node.targets[0].target, cst.Name) or not isinstance(fn.node, cst.FunctionDef):
+            return
+        lam = node.value
+        lname = node.targets[0].target.value
+        params = {p.name.value for p in _lambda_params(lam)}
+        free = names_read(lam.body) - params
+        if not free:
+            return
+        start = sem.position(node).end
+        for loop in walk_scope(fn.node.body):
+            if not isinstance(loop, (cst.For, cst.While)):
+                continue
+            lpos = sem.position(loop)
+            if (lpos.start.line, lpos.start.column) < (start.line, start.column):
+                continue
+            hit = free & assigned_in(loop.body)
+            if isinstance(loop, cst.For):
+                hit -= set(target_names(loop.target))
+                hit |= free & set(target_names(loop.target))
+            if not hit or not sem.surely_tf_loop(loop, fn):
+                continue
+            if self._called_after(lname, lpos.end, fn):
+                var = sorted(hit)[0]
+                self.report(node, self.MESSAGE.format(lam=lname, var=var, line=lpos.start.line), ctx=ctx)
+                return
+
+    def _called_after(self, name: str, end, fn: FunctionInfo) -> bool:
+        for n in walk_scope(fn.node.body):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name:
+                p = self.sem.position(n).start
+                if (p.line, p.column) > (end.line, end.column):
+                    return True
+        return False
+
+
+def _lambda_params(lam: cst.Lambda) -> list[cst.Param]:
+    ps = lam.params
+    out = list(ps.posonly_params) + list(ps.params) + list(ps.kwonly_params)
+    if isinstance(ps.star_arg, cst.Param):
+        out.append(ps.star_arg)
+    if ps.star_kwarg is not None:
+        out.append(ps.star_kwarg)
+    return out

@@ -1,0 +1,206 @@
+"""Python loops in traced code that AutoGraph leaves as Python: unrolled into the graph."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint import fixes
+from tflint.diagnostics import Severity
+from tflint.rule import Rule
+from tflint.semantic import Ctx, FunctionInfo, dotted_name
+from tflint.semantic.syntax import code, walk_scope
+
+
+#: a Python loop with more constant iterations than this is worth a TensorFlow loop
+LARGE_UNROLL = 100
+
+
+# ---------------------------------------------------------------------------------------
+# TFL403
+
+#: parameter-name words that announce an iteration count large enough to matter
+_COUNT_WORDS = ("step", "iter", "epoch", "sample", "time", "length", "seq_len", "max_len", "horizon")
+
+
+class PythonLoopUnrolled(Rule):
+    """A Python loop with a large or data-dependent trip count in traced code.
+
+    ## What it does
+    In traced code, flags a Python `for` loop (one AutoGraph does not turn into a graph
+    loop) whose body builds TensorFlow ops, when its trip count is large or comes from
+    data:
+    - `range(N)` with a literal `N` above `LARGE_UNROLL` (100);
+    - `range(x.shape[i])` (or `x.get_shape()[i]`, `x.shape.as_list()[i]`) of a tensor
+      `x`: the static size of a data dimension, such as the sequence length;
+    - `range(n)` where `n` is a parameter of the traced function whose name announces an
+      iteration count (`num_steps`, `n_iter`, `max_length`, `epochs`, `horizon`, ...).
+
+    Small constant unrolls (`range(3)`), loops over `self.layers`, over a tuple of heads or
+    scales, and `range(len(python_list))` are deliberate and often faster than a graph
+    loop; they are not flagged. Loops over `tf.range`, tensors, datasets and
+    `range(<tensor>)` are graph loops already.
+
+    ## Why is this bad?
+    A Python loop runs while tracing and copies its body into the graph once per
+    iteration. Tracing time and graph size grow with the trip count (TensorFlow warns
+    only after 50,000 iterations: "Large unrolled loop detected"); a shape-derived bound
+    also retraces for every new input length.
+
+    ## Example
+    ```python
+    @tf.function
+    def rnn(cell, x, state):
+        for t in range(x.shape[1]):
+            out, state = cell(x[:, t], state)
+        return out
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def rnn(cell, x, state):
+        out = tf.zeros_like(state)
+        for t in tf.range(tf.shape(x)[1]):
+            out, state = cell(x[:, t], state)
+        return out
+    ```
+
+    ## Fix safety
+    Replacing `range` with `tf.range` is unsafe: the body may index Python lists with the
+    loop variable, append to a list, or rely on static shapes.
+
+    ## References
+    - [Better performance with tf.function: Looping over Python data](https://www.tensorflow.org/guide/function#looping_over_python_data)
+    - [AutoGraph reference: for statements](https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/control_flow.md#for-statements)
+    """
+
+    CODE = "TFL403"
+    NAME = "python-loop-unrolled"
+    MESSAGE = "Python loop over {what} is unrolled into the graph {why}; use `tf.range` for a graph loop"
+    SEVERITY = Severity.PERF
+    PITFALLS = ("P19",)
+    VALID = (
+        '''import tensorflow as tf
+
+class Net(tf.Module):
+    @tf.function
+    def __call__(self, x):
+        for layer in self.layers:          # a fixed stack of layers
+            x = layer(x)
+        for i in range(3):                 # small deliberate unroll
+            x = x + tf.cast(i, x.dtype)
+        for scale in (1, 2, 4):
+            x = tf.nn.avg_pool1d(x, scale, scale, "SAME")
+        return x
+
+@tf.function
+def f(x, n):
+    for i in tf.range(n):                  # a graph loop
+        x = x * 2
+    for i in range(tf.shape(x)[0]):        # range(<tensor>): a graph loop too
+        x = x + 1
+    return x
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    for i in range(1000):  # TFL403
+        x = tf.sin(x)
+    return x
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def rnn(cell, x, state):
+    for t in range(x.shape[1]):  # TFL403
+        out, state = cell(x[:, t], state)
+    return state
+
+@tf.function
+def simulate(x, num_steps):
+    for _ in range(num_steps):  # TFL403
+        x = x + tf.random.normal(tf.shape(x))
+    return x
+''',
+    )
+    FIXED = (
+        (0, '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    for i in tf.range(1000):  # TFL403
+        x = tf.sin(x)
+    return x
+'''),
+        (1, '''import tensorflow as tf
+
+@tf.function
+def rnn(cell, x, state):
+    for t in tf.range(tf.shape(x)[1]):  # TFL403
+        out, state = cell(x[:, t], state)
+    return state
+
+@tf.function
+def simulate(x, num_steps):
+    for _ in tf.range(num_steps):  # TFL403
+        x = x + tf.random.normal(tf.shape(x))
+    return x
+'''),
+    )
+
+    def visit_For(self, node: cst.For, ctx: Ctx) -> None:
+        sem = self.sem
+        fn = ctx.fn
+        if fn is None or sem.loop_is_tensorflow(node, fn) or sem.in_py_function(ctx):
+            return
+        it = node.iter
+        if not (isinstance(it, cst.Call) and dotted_name(it.func) == "range" and "range" not in sem.imports):
+            return
+        args = [a.value for a in it.args if a.keyword is None and not a.star]
+        if not 1 <= len(args) <= 3:
+            return
+        why = self._large(args, fn)
+        if why is None or not self._builds_ops(node, fn):
+            return
+        self.report(node, self.MESSAGE.format(what=f"`{code(it)}`", why=why), ctx=ctx,
+                    fix=fixes.range_to_tf_range(self, it, ctx))
+
+    def _large(self, args: list[cst.BaseExpression], fn: FunctionInfo) -> str | None:
+        stop = args[0] if len(args) == 1 else args[1]
+        if isinstance(stop, cst.Integer):
+            start = int(args[0].value, 0) if len(args) > 1 and isinstance(args[0], cst.Integer) else 0
+            step = int(args[2].value, 0) if len(args) == 3 and isinstance(args[2], cst.Integer) else 1
+            n = (int(stop.value, 0) - start) // (step or 1)
+            return f"{n} times" if n > LARGE_UNROLL else None
+        if self._static_dim(stop, fn):
+            return "once per element of a data dimension (and retraced for every new size)"
+        if isinstance(stop, cst.Name) and stop.value in fn.param_names and stop.value not in fn.assigns:
+            low = stop.value.lower()
+            if any(w in low for w in _COUNT_WORDS):
+                return f"`{stop.value}` times"
+        return None
+
+    def _static_dim(self, e: cst.BaseExpression, fn: FunctionInfo) -> bool:
+        """``x.shape[i]``, ``x.get_shape()[i]``, ``x.shape.as_list()[i]`` of a tensor ``x``."""
+        if not isinstance(e, cst.Subscript):
+            return False
+        base = e.value
+        if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and \
+                base.func.attr.value in ("as_list", "get_shape"):
+            base = base.func.value if base.func.attr.value == "as_list" else base
+        if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and base.func.attr.value == "get_shape":
+            return self.sem.is_tensor(base.func.value, fn)
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+            return self.sem.is_tensor(base.value, fn)
+        return False
+
+    def _builds_ops(self, loop: cst.For, fn: FunctionInfo) -> bool:
+        sem = self.sem
+        for n in walk_scope(loop.body):
+            if isinstance(n, cst.Call) and (sem.qualified_startswith(n.func, ("tensorflow.", "keras."))
+                                            or sem.is_tensor(n, fn)):
+                return True
+        return False

@@ -1,0 +1,415 @@
+"""Building the model: one hand-written walk over the libcst tree.
+
+It is built by one traversal of the libcst tree (:func:`build`), done by a hand-written
+walk over the dataclass fields that hold child nodes — about 15x cheaper than libcst's
+visitor machinery, which rebuilds every node. The same walk records the nodes rules asked
+for, with their context (:class:`Ctx`), so the engine can dispatch rules afterwards,
+once the whole module is known (a function may be wrapped in ``tf.function`` at the
+bottom of the file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Iterable
+
+import libcst as cst
+
+from tflint.semantic.model import SemanticModel
+from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, PY_FUNCTION_NAMES, dotted_name, target_names
+from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
+
+# The walk
+
+_SKIP_FIELD_PARTS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "colon", "equal", "star",
+                     "lbracket", "rbracket", "lbrace", "rbrace", "header", "footer", "leading_lines",
+                     "lines_after_decorators", "operator", "asynchronous", "newline", "dot",
+                     "first_line", "empty_lines", "default_indent", "default_newline", "encoding")
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_IS_NODE: dict[type, bool] = {}
+_PLANS: dict[type, tuple[tuple[str, ...], bool]] = {}
+
+_CONTEXT_TYPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.If, cst.Else, cst.For, cst.While,
+                  cst.With, cst.Try, cst.ExceptHandler, cst.Finally, cst.ListComp, cst.SetComp,
+                  cst.DictComp, cst.GeneratorExp, cst.Call, cst.IfExp, cst.BooleanOperation)
+if hasattr(cst, "TryStar"):
+    _CONTEXT_TYPES += (cst.TryStar,)  # type: ignore[attr-defined]
+
+# fields in the order they appear in the source, where the dataclass order differs
+_ORDER = {
+    cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
+}
+
+
+def _fields(t: type) -> tuple[str, ...]:
+    f = _FIELDS.get(t)
+    if f is None:
+        names = _ORDER.get(t) or tuple(x.name for x in dataclasses.fields(t))
+        f = tuple(n for n in names if not any(p in n for p in _SKIP_FIELD_PARTS) or n == "operator_")
+        _FIELDS[t] = f
+    return f
+
+
+
+# ---------------------------------------------------------------------------------------
+# Building the model
+
+
+def build(module: cst.Module, path: str, wrappers: Iterable[str],
+          interests: dict[type, list[Callable]] | None = None,
+          events: list | None = None) -> SemanticModel:
+    """Walk the module once, build the model and record ``(node, ctx)`` for every node
+    whose type is in ``interests`` into ``events``. Then finalize traced code."""
+    sem = SemanticModel(module=module, path=path, wrappers=frozenset(wrappers))
+    _Builder(sem, interests or {}, events if events is not None else []).run()
+    _finalize(sem)
+    return sem
+
+
+class _Builder:
+    def __init__(self, sem: SemanticModel, interests: dict[type, list[Callable]], events: list) -> None:
+        self.sem = sem
+        self.interests = interests
+        self.events = events
+
+    def run(self) -> None:
+        sem = self.sem
+        root = Ctx(None, "", None, None, None)
+        sem.root_ctx = root
+        interests = self.interests
+        events = self.events
+        is_node = _IS_NODE
+        plans = _PLANS
+        # iterative DFS; children pushed reversed so they pop in source order. Type
+        # checks go through per-type caches: isinstance against libcst's abstract base
+        # classes was a third of the walk's time.
+        stack: list[tuple[cst.CSTNode, Ctx]] = [(sem.module, root)]
+        while stack:
+            node, ctx = stack.pop()
+            t = type(node)
+            if t in interests:
+                events.append((node, ctx))
+            hook = _HOOKS.get(t)
+            if hook is not None:
+                ctx = hook(self, node, ctx) or ctx
+            plan = plans.get(t)
+            if plan is None:
+                plan = plans[t] = (_fields(t), issubclass(t, _CONTEXT_TYPES))
+            names, is_context = plan
+            pending: list[tuple[cst.CSTNode, Ctx]] = []
+            for name in names:
+                v = getattr(node, name)
+                if v is None:
+                    continue
+                cctx = self._child_ctx(node, name, ctx) if is_context else ctx
+                tv = type(v)
+                flag = is_node.get(tv)
+                if flag is None:
+                    flag = is_node[tv] = issubclass(tv, cst.CSTNode)
+                if flag:
+                    pending.append((v, cctx))
+                elif tv is tuple or tv is list:
+                    for c in v:
+                        tc = type(c)
+                        f = is_node.get(tc)
+                        if f is None:
+                            f = is_node[tc] = issubclass(tc, cst.CSTNode)
+                        if f:
+                            pending.append((c, cctx))
+            pending.reverse()
+            stack.extend(pending)
+
+    def _child_ctx(self, node: cst.CSTNode, name: str, ctx: Ctx) -> Ctx:
+        # ``type(...) is``: libcst's node classes are ABCs, and isinstance against them
+        # goes through ABCMeta on this hot path (called for every field of every call)
+        fn, cls = ctx.fn, ctx.cls
+        t = type(node)
+        if (t is cst.FunctionDef or t is cst.Lambda) and name in ("body", "params"):
+            fn = self.sem._fn_by_node[id(node)]
+            cls = None
+        elif t is cst.ClassDef and name == "body":
+            cls = self.sem.classes_by_node[id(node)]
+        return Ctx(node, name, ctx, fn, cls)
+
+    # -- hooks: each returns an optional new ctx for the node's children
+
+    def on_import(self, node: cst.Import, ctx: Ctx) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name) or ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind_import(alias.asname.name.value, full, ctx)
+            else:
+                head = full.split(".")[0]
+                self._bind_import(head, head, ctx)
+
+    def on_import_from(self, node: cst.ImportFrom, ctx: Ctx) -> None:
+        if node.relative or node.module is None:
+            mod = None
+        else:
+            mod = dotted_name(node.module)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name) or ""
+            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+            if mod is not None:
+                self._bind_import(local, f"{mod}.{name}", ctx)
+            elif ctx.fn is not None:
+                ctx.fn.bound.add(local)
+
+    def _bind_import(self, local: str, qname: str, ctx: Ctx) -> None:
+        self.sem.imports.setdefault(local, set()).add(qname)
+        if ctx.fn is not None:
+            ctx.fn.bound.add(local)
+
+    def on_function(self, node: cst.FunctionDef | cst.Lambda, ctx: Ctx) -> None:
+        sem = self.sem
+        is_def = isinstance(node, cst.FunctionDef)
+        name = node.name.value if is_def else "<lambda>"
+        cls = ctx.cls if (ctx.node is not None and isinstance(ctx.node, cst.ClassDef)) else None
+        info = FunctionInfo(node=node, name=name, parent=ctx.fn, cls=cls, ctx=ctx)
+        ps = node.params
+        all_params = list(ps.posonly_params) + list(ps.params) + list(ps.kwonly_params)
+        if isinstance(ps.star_arg, cst.Param):
+            all_params.append(ps.star_arg)
+        if ps.star_kwarg is not None:
+            all_params.append(ps.star_kwarg)
+        info.params = all_params
+        info.param_names = {p.name.value for p in all_params}
+        sem.functions.append(info)
+        sem._fn_by_node[id(node)] = info
+        if ctx.fn is not None:
+            ctx.fn.nested.append(info)
+            if is_def:
+                ctx.fn.bound.add(name)
+        elif cls is None and is_def:
+            sem.module_functions[name] = info
+        if cls is not None and is_def:
+            cls.methods[name] = info
+
+    def on_class(self, node: cst.ClassDef, ctx: Ctx) -> None:
+        sem = self.sem
+        info = ClassInfo(node=node, name=node.name.value, bases=[a.value for a in node.bases if a.keyword is None])
+        sem.classes_by_node[id(node)] = info
+        if ctx.fn is None and ctx.cls is None:
+            sem.classes[info.name] = info
+        if ctx.fn is not None:
+            ctx.fn.bound.add(info.name)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, ctx: Ctx) -> None:
+        fn = ctx.fn
+        names = list(target_names(target))
+        single = isinstance(target, cst.Name)
+        if fn is None:
+            if ctx.cls is None:
+                for n in names:
+                    lst = self.sem.module_assigns.setdefault(n, [])
+                    if value is not None and single:
+                        lst.append(value)
+                    elif value is None or not single:
+                        lst.append(cst.Name("__unknown__"))
+            return
+        for n in names:
+            if n in fn.globals_:
+                self.sem.globally_rebound.add(n)
+                continue
+            if n in fn.nonlocals:
+                continue
+            fn.bound.add(n)
+            if value is not None:
+                # an element unpacked from a tensor-valued tuple is judged like the whole
+                fn.assigns.setdefault(n, []).append(value)
+        # self.attr = value inside __init__/build: remember what the attribute holds
+        if isinstance(target, cst.Attribute) and fn.cls is not None and fn.name in ("__init__", "build") and \
+                isinstance(target.value, cst.Name) and target.value.value == fn.self_name and value is not None:
+            fn.cls.init_attrs.setdefault(target.attr.value, []).append(value)
+
+    def on_assign(self, node: cst.Assign, ctx: Ctx) -> None:
+        for t in node.targets:
+            self._bind(t.target, node.value, ctx)
+
+    def on_ann_assign(self, node: cst.AnnAssign, ctx: Ctx) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value, ctx)
+
+    def on_aug_assign(self, node: cst.AugAssign, ctx: Ctx) -> None:
+        if isinstance(node.target, cst.Name):
+            fn = ctx.fn
+            n = node.target.value
+            if fn is None:
+                if ctx.cls is None:
+                    self.sem.module_assigns.setdefault(n, []).append(
+                        cst.BinaryOperation(node.target, cst.Add(), node.value))
+            elif n in fn.globals_:
+                self.sem.globally_rebound.add(n)
+            elif n not in fn.nonlocals:
+                fn.bound.add(n)
+                fn.assigns.setdefault(n, []).append(cst.BinaryOperation(node.target, cst.Add(), node.value))
+
+    def on_for(self, node: cst.For, ctx: Ctx) -> None:
+        self._bind(node.target, None, ctx)
+        if ctx.fn is not None:
+            for n in target_names(node.target):
+                ctx.fn.loop_targets.setdefault(n, []).append(node.iter)
+
+    def on_with(self, node: cst.With, ctx: Ctx) -> None:
+        for item in node.items:
+            if item.asname is not None:
+                self._bind(item.asname.name, None, ctx)
+
+    def on_named_expr(self, node: cst.NamedExpr, ctx: Ctx) -> None:
+        self._bind(node.target, node.value, ctx)
+
+    def on_global(self, node: cst.Global, ctx: Ctx) -> None:
+        if ctx.fn is not None:
+            ctx.fn.globals_.update(n.name.value for n in node.names)
+
+    def on_nonlocal(self, node: cst.Nonlocal, ctx: Ctx) -> None:
+        if ctx.fn is not None:
+            ctx.fn.nonlocals.update(n.name.value for n in node.names)
+
+    def on_except(self, node: cst.ExceptHandler, ctx: Ctx) -> None:
+        if node.name is not None:
+            self._bind(node.name.name, None, ctx)
+
+    def on_return(self, node: cst.Return, ctx: Ctx) -> None:
+        if ctx.fn is not None and node.value is not None:
+            ctx.fn.returns.append(node.value)
+
+    def on_call(self, node: cst.Call, ctx: Ctx) -> None:
+        self.sem.all_calls.append((node, ctx))
+        if ctx.fn is not None:
+            ctx.fn.calls.append((node, ctx))
+
+
+_HOOKS: dict[type, Callable] = {
+    cst.Import: _Builder.on_import,
+    cst.ImportFrom: _Builder.on_import_from,
+    cst.FunctionDef: _Builder.on_function,
+    cst.Lambda: _Builder.on_function,
+    cst.ClassDef: _Builder.on_class,
+    cst.Assign: _Builder.on_assign,
+    cst.AnnAssign: _Builder.on_ann_assign,
+    cst.AugAssign: _Builder.on_aug_assign,
+    cst.For: _Builder.on_for,
+    cst.With: _Builder.on_with,
+    cst.NamedExpr: _Builder.on_named_expr,
+    cst.Global: _Builder.on_global,
+    cst.Nonlocal: _Builder.on_nonlocal,
+    cst.ExceptHandler: _Builder.on_except,
+    cst.Call: _Builder.on_call,
+    cst.Return: _Builder.on_return,
+}
+
+
+def _decorator_expr(d: cst.Decorator) -> tuple[cst.BaseExpression, cst.Call | None]:
+    e = d.decorator
+    if isinstance(e, cst.Call):
+        return e.func, e
+    return e, None
+
+
+def _has_kw(call: cst.Call | None, name: str) -> bool:
+    return call is not None and any(a.keyword is not None and a.keyword.value == name and
+                                    not (isinstance(a.value, cst.Name) and a.value.value == "None")
+                                    for a in call.args)
+
+
+def _finalize(sem: SemanticModel) -> None:
+    """Mark graph roots, then close over callees and nested functions."""
+    # 1. decorators
+    for fn in sem.functions:
+        if isinstance(fn.node, cst.FunctionDef):
+            for d in fn.node.decorators:
+                expr, call = _decorator_expr(d)
+                if sem.is_tf_function_expr(expr):
+                    fn.tf_function = True
+                    fn.root_reason = "tf.function"
+                    fn.has_input_signature = _has_kw(call, "input_signature")
+    # 2. wrapping calls and tf.data / py_function arguments
+    for call, ctx in sem.all_calls:
+        func = call.func
+        if sem.is_tf_function_expr(func) and call.args:
+            target = _callable_target(sem, call.args[0].value, ctx)
+            if target is not None:
+                target.tf_function = True
+                target.root_reason = target.root_reason or "tf.function"
+                if _has_kw(call, "input_signature") or len(call.args) > 1 and call.args[1].keyword is None:
+                    target.has_input_signature = True
+            continue
+        if sem.resolves_to(func, PY_FUNCTION_NAMES):
+            for a in call.args:
+                if a.keyword is None or a.keyword.value in ("func", "f"):
+                    t = _callable_target(sem, a.value, ctx)
+                    if t is not None:
+                        t.py_function_target = True
+                    break
+            continue
+        if isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS:
+            pos = DATASET_METHODS[func.attr.value]
+            arg = _dataset_fn_arg(call, pos)
+            if arg is not None and sem.is_dataset_expr(func.value, ctx.fn):
+                t = _callable_target(sem, arg, ctx)
+                if t is not None and t.root_reason is None:
+                    t.root_reason = f"passed to `Dataset.{func.attr.value}`, which always traces it as a graph"
+    # 3. Keras *_step overrides
+    for cls in sem.classes.values():
+        if any(m in cls.methods for m in KERAS_STEP_METHODS) and sem.is_keras_model_class(cls):
+            for m in KERAS_STEP_METHODS:
+                f = cls.methods.get(m)
+                if f is not None and f.root_reason is None:
+                    f.root_reason = "which Keras runs under tf.function"
+    # 4. closure over calls and nesting
+    work = [f for f in sem.functions if f.root_reason is not None and not f.py_function_target]
+    for f in work:
+        f.traced = True
+    while work:
+        f = work.pop()
+        for nested in f.nested:
+            if not nested.traced and not nested.py_function_target and nested.cls is None:
+                nested.traced = True
+                work.append(nested)
+        for call, ctx in f.calls:
+            if not sem.is_traced(ctx) and ctx.fn is f:
+                continue
+            callee = sem.resolve_callee(call, ctx.fn)
+            if callee is not None and not callee.traced and not callee.py_function_target and \
+                    callee.name not in ("__init__", "build"):
+                callee.traced = True
+                callee.via = (f, call)
+                callee.via_guard = sem.enclosing_guard(ctx)
+                work.append(callee)
+            elif callee is not None and callee.traced and callee.via_guard is not None and \
+                    sem.enclosing_guard(ctx) is None:
+                callee.via_guard = None  # also called unguarded
+        # contexts cached before all roots were known must be recomputed
+    for _, ctx in sem.all_calls:
+        ctx._traced = None
+
+
+def _dataset_fn_arg(call: cst.Call, pos: int | None) -> cst.BaseExpression | None:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value in ("map_func", "predicate", "reduce_func", "scan_func",
+                                                         "key_func", "window_reduce_func"):
+            return a.value
+    positional = [a for a in call.args if a.keyword is None]
+    if pos is not None and len(positional) > pos:
+        return positional[pos].value
+    return None
+
+
+def _callable_target(sem: SemanticModel, expr: cst.BaseExpression, ctx: Ctx) -> FunctionInfo | None:
+    """The function of this module that ``expr`` (an argument) denotes: a lambda, a name,
+    ``self.method`` or ``functools.partial(f, ...)``."""
+    if isinstance(expr, cst.Lambda):
+        return sem.function_of(expr)
+    if isinstance(expr, cst.Call):
+        d = dotted_name(expr.func) or ""
+        if d in ("functools.partial", "partial") and expr.args:
+            return _callable_target(sem, expr.args[0].value, ctx)
+        return None
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        return sem.resolve_callee(cst.Call(func=expr), ctx.fn)
+    return None
+

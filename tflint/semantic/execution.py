@@ -1,0 +1,207 @@
+"""When a line runs: traced or eager, why it is traced, guards and escapes from the graph."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tflint.semantic.names import INIT_SCOPE_NAMES, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test
+from tflint.semantic.objects import Ctx, FunctionInfo
+from tflint.semantic.syntax import code
+
+
+class ExecutionJudgements:
+    """Mixed into :class:`SemanticModel`."""
+
+    def is_traced(self, ctx: Ctx) -> bool:
+        """Is code at ``ctx`` run while TensorFlow traces a graph?"""
+        if ctx._traced is not None:
+            return ctx._traced
+        result = False
+        fn = ctx.fn
+        if fn is not None and fn.traced:
+            result = True
+            for c in ctx.within_function():
+                if isinstance(c.node, cst.With) and c.field == "body" and self._is_init_scope(c.node):
+                    result = False
+                    break
+        ctx._traced = result
+        return result
+
+    def _is_init_scope(self, node: cst.With) -> bool:
+        for item in node.items:
+            e = item.item
+            if isinstance(e, cst.Call) and self.resolves_to(e.func, INIT_SCOPE_NAMES):
+                return True
+        return False
+
+    def context_note(self, ctx: Ctx) -> str | None:
+        """Why code at ``ctx`` is traced, when it is not simply inside an
+        ``@tf.function``: "in `helper`, called from `train_step` (line 40), which Keras
+        runs under tf.function"."""
+        fn = ctx.fn
+        if fn is None:
+            return None
+        chain: list[str] = []
+        f: FunctionInfo | None = fn
+        seen: set[int] = set()
+        while f is not None and f.root_reason is None and id(f) not in seen:
+            seen.add(id(f))
+            if f.via is not None:
+                caller, call = f.via
+                chain.append(f"called from `{caller.name}` (line {self.line_of(call)})")
+                f = caller
+            elif f.parent is not None and f.parent.traced:
+                chain.append(f"nested in `{f.parent.name}`")
+                f = f.parent
+            else:
+                break
+        if f is None or f.root_reason is None:
+            return None
+        if not chain and f.root_reason == "tf.function":
+            return None
+        reason = {"tf.function": "which runs under tf.function"}.get(f.root_reason, f.root_reason)
+        if chain:
+            return f"in `{fn.name}`, " + ", ".join(chain) + f", {reason}"
+        return f"`{fn.name}`, {reason}" if reason.startswith("which") else f"`{fn.name}` {reason}"
+
+    def loop_is_tensorflow(self, loop: cst.For | cst.While, fn: FunctionInfo | None) -> bool:
+        """A loop AutoGraph turns into a graph loop (``tf.while_loop`` or a Dataset
+        loop); every other loop in traced code is Python and is unrolled while tracing."""
+        if fn is None or not fn.traced:
+            return False
+        if isinstance(loop, cst.For):
+            return self.iterates_tensors(loop.iter, fn)
+        return self.is_tensor(loop.test, fn)
+
+
+    def enclosing_guard(self, ctx: Ctx) -> cst.If | None:
+        """An enclosing ``if`` (within the function) whose body runs only the first time:
+        ``if self.v is None``, ``if not self.built``, ``if key not in self._cache``,
+        ``if not hasattr(self, "v")``. Only the ``body`` branch counts."""
+        for c in ctx.within_function():
+            if isinstance(c.node, cst.If) and c.field == "body" and is_first_call_test(c.node.test):
+                return c.node
+        fn = ctx.fn
+        if fn is not None and fn.root_reason is None and fn.via_guard is not None:
+            return fn.via_guard  # only ever called under a guard: `if self.x is None: self._make_x()`
+        return None
+
+    def in_type_dispatch(self, ctx: Ctx) -> bool:
+        """Is ``ctx`` inside an ``if`` that checks the type of a value (``isinstance``,
+        ``tf.is_tensor``, ``tensor_util.is_tf_type``, ``hasattr``)? Such code handles
+        tensors and Python values in separate branches, and the tensor judgement, which
+        does not follow the narrowing, must not be trusted there."""
+        for c in ctx.within_function():
+            if isinstance(c.node, (cst.If, cst.IfExp)) and c.field in ("body", "orelse"):
+                test = c.node.test
+                for n in _subexpressions(test):
+                    if isinstance(n, cst.Call):
+                        last = (dotted_name(n.func) or "").rsplit(".", 1)[-1]
+                        if last in ("isinstance", "is_tensor", "is_tf_type", "hasattr", "is_symbolic_tensor",
+                                    "is_keras_tensor", "is_sparse", "is_ragged"):
+                            return True
+        return False
+
+    def in_py_function_arg(self, ctx: Ctx) -> bool:
+        for c in ctx.within_function():
+            if isinstance(c.node, cst.Call) and c.field == "args" and self.resolves_to(c.node.func, PY_FUNCTION_NAMES):
+                return True
+        return False
+
+    def in_py_function(self, ctx: Ctx) -> bool:
+        return self.in_py_function_arg(ctx) or (ctx.fn is not None and ctx.fn.py_function_target)
+
+    def _decorators_turn_off_autograph(self, fn: FunctionInfo) -> bool:
+        if not isinstance(fn.node, cst.FunctionDef):
+            return False
+        for d in fn.node.decorators:
+            e = d.decorator
+            call = e if isinstance(e, cst.Call) else None
+            func = e.func if isinstance(e, cst.Call) else e
+            if any(q.endswith("autograph.experimental.do_not_convert") for q in self.qualified(func)):
+                return True
+            if call is not None and self.is_tf_function_expr(func) and autograph_false(call):
+                return True
+        return False
+
+    def autograph_off(self, fn: FunctionInfo | None) -> bool:
+        """Does ``fn`` run traced without AutoGraph: ``@tf.function(autograph=False)``,
+        ``tf.function(f, autograph=False)``, ``@do_not_convert``, or nested in / only called
+        from such a function (AutoGraph converts callees only of converted code)?"""
+        seen: set[int] = set()
+        f = fn
+        while f is not None and id(f) not in seen:
+            seen.add(id(f))
+            if self._decorators_turn_off_autograph(f):
+                return True
+            for call, _ in self.all_calls:
+                if call.args and autograph_false(call) and self.resolves_to(call.func, TF_FUNCTION_NAMES):
+                    a = call.args[0].value
+                    if isinstance(a, cst.Name) and isinstance(f.node, cst.FunctionDef) and a.value == f.name \
+                            and f.cls is None:
+                        return True
+                    if isinstance(a, cst.Lambda) and a is f.node:
+                        return True
+            if f.root_reason is not None:
+                return False
+            if f.via is not None:
+                f = f.via[0]
+            elif f.parent is not None and f.parent.traced:
+                f = f.parent
+            else:
+                return False
+        return False
+
+    def raw_qualified(self, expr: cst.BaseExpression) -> set[str]:
+        d = dotted_name(expr)
+        if d is None:
+            return set()
+        head, _, rest = d.partition(".")
+        return {b + "." + rest if rest else b for b in self.imports.get(head, ())}
+
+    def is_keras3_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:
+        """A subclass of a Keras 3 layer or model: ``keras.*`` or, in TF >= 2.16,
+        ``tf.keras.*`` (``tf_keras`` is Keras 2 and runs AutoGraph on ``call``)."""
+        if id(cls) in _seen:
+            return False
+        for b in cls.bases:
+            for q in self.raw_qualified(b):
+                if q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS):
+                    last = q.rsplit(".", 1)[-1]
+                    mod = q.rsplit(".", 1)[0]
+                    if last in ("Layer", "Model", "Sequential") or mod.endswith((".layers", ".models")):
+                        return True
+            if isinstance(b, cst.Name) and b.value in self.classes:
+                if self.is_keras3_layer_class(self.classes[b.value], _seen | {id(cls)}):
+                    return True
+        return False
+
+
+_EAGER_CHECKS = ("executing_eagerly", "inside_function", "executing_eagerly_outside_functions")
+
+
+def autograph_false(call: cst.Call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "autograph" and isinstance(a.value, cst.Name)
+               and a.value.value == "False" for a in call.args)
+
+
+def eager_only_branch(ctx: Ctx) -> bool:
+    """Code guarded by ``if tf.executing_eagerly():`` (or in its ``else`` when negated), or
+    in a ``try`` body: the author knows it may not run in a graph."""
+    for c in ctx.within_function():
+        if isinstance(c.node, (cst.Try,)) and c.field == "body":
+            return True
+        if isinstance(c.node, cst.With) and c.field == "body" and any(
+                "eager_mode" in code(item.item) for item in c.node.items):
+            return True
+        if isinstance(c.node, (cst.If, cst.IfExp)) and c.field in ("body", "orelse"):
+            text = cst.Module(body=[]).code_for_node(c.node.test)
+            if any(w in text for w in _EAGER_CHECKS) or "hasattr(" in text and "numpy" in text:
+                return True
+    return False
+
+
+_KERAS3_PREFIXES = ("keras.", "tensorflow.keras.")
+
+
+_KERAS2_PARTS = (".engine.", ".legacy.", "keras.src.engine", "tensorflow.keras.src")

@@ -1,0 +1,194 @@
+"""The per-file TensorFlow model: one object that every rule asks (which code is traced,
+what names resolve to, what a value is). Its judgements live in mixins, one concern per
+module: :mod:`.values` (what an expression is), :mod:`.execution` (when a line runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import libcst as cst
+
+from tflint.semantic.execution import ExecutionJudgements
+from tflint.semantic.names import KERAS_MODEL_BASES, TF_FUNCTION_NAMES, canonical, dotted_name, is_container_value
+from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
+from tflint.semantic.values import ValueJudgements
+
+
+@dataclass(eq=False)
+class SemanticModel(ValueJudgements, ExecutionJudgements):
+    module: cst.Module
+    path: str
+    wrappers: frozenset[str] = frozenset()
+    #: local name -> qualified names it may stand for (several for conditional imports)
+    imports: dict[str, set[str]] = field(default_factory=dict)
+    functions: list[FunctionInfo] = field(default_factory=list)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    module_functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    #: module-level name -> every value bound to it at module level
+    module_assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    #: names assigned through ``global`` in some function
+    globally_rebound: set[str] = field(default_factory=set)
+    #: every call in the file with its context (rules and the retracing analysis use it)
+    all_calls: list[tuple[cst.Call, Ctx]] = field(default_factory=list)
+    root_ctx: Ctx | None = None
+    _positions: object = None
+    _fn_by_node: dict[int, FunctionInfo] = field(default_factory=dict)
+    classes_by_node: dict[int, ClassInfo] = field(default_factory=dict)
+    _tensor_cache: dict[tuple[int, str], bool] = field(default_factory=dict)
+    #: a function whose parameters are judged as tensors although it is not traced (see
+    #: :meth:`params_as_tensors`), and the caches kept for each such function
+    _params_fn: FunctionInfo | None = None
+    _params_only: frozenset[str] | None = None
+    _params_caches: dict[tuple[int, frozenset[str] | None], dict[tuple[int, str], bool]] = \
+        field(default_factory=dict)
+    #: id(function) -> the calls of it made in traced code, built on first use
+    _traced_call_sites: dict[int, list[cst.Call]] | None = None
+
+    # ----------------------------------------------------------------- name resolution
+
+    def qualified(self, expr: cst.BaseExpression) -> set[str]:
+        """Qualified names a Name/Attribute chain may refer to, through the file's
+        imports. Never resolves a Call (``tf.function(f)(x)`` is not ``tf.function``)."""
+        d = dotted_name(expr)
+        if d is None:
+            return set()
+        head, _, rest = d.partition(".")
+        bases = self.imports.get(head)
+        if not bases:
+            return set()
+        return {canonical(b + "." + rest if rest else b) for b in bases}
+
+    def resolves_to(self, expr: cst.BaseExpression, names: Iterable[str] | frozenset[str]) -> bool:
+        q = self.qualified(expr)
+        return bool(q) and any(n in names for n in q)
+
+    def qualified_startswith(self, expr: cst.BaseExpression, prefixes: tuple[str, ...]) -> str | None:
+        for q in self.qualified(expr):
+            if q.startswith(prefixes):
+                return q
+        return None
+
+    def is_tf_function_expr(self, expr: cst.BaseExpression) -> bool:
+        """``tf.function`` in any spelling, or a configured wrapper decorator."""
+        if self.resolves_to(expr, TF_FUNCTION_NAMES):
+            return True
+        if self.wrappers:
+            d = dotted_name(expr)
+            if d in self.wrappers or any(q in self.wrappers for q in self.qualified(expr)):
+                return True
+        return False
+
+    # ----------------------------------------------------------------- positions
+
+    def position(self, node: cst.CSTNode):
+        """CodeRange of a node; computed for the whole file on first use only, so files
+        without findings never pay for it."""
+        if self._positions is None:
+            from libcst.metadata import PositionProvider
+
+            # the provider's code generation alone: MetadataWrapper would first walk the
+            # whole tree with a visitor, which costs as much again
+            provider = PositionProvider()
+            provider._gen_impl(self.module)
+            self._positions = provider._computed
+        return self._positions[node]  # type: ignore[index]
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.position(node).start.line
+
+    # ----------------------------------------------------------------- traced code
+
+    def function_of(self, node: cst.CSTNode) -> FunctionInfo | None:
+        return self._fn_by_node.get(id(node))
+
+    def is_rebound_global(self, name: str) -> bool:
+        """Is the module-level ``name`` bound more than once: reassigned at module level,
+        a module-level loop target, or assigned through ``global`` in a function?"""
+        return name in self.globally_rebound or len(self.module_assigns.get(name, ())) > 1
+
+
+    def traced_call_sites(self, fn: FunctionInfo) -> list[cst.Call]:
+        """The calls of ``fn`` (plain or ``self.method``) made in traced functions."""
+        if self._traced_call_sites is None:
+            sites: dict[int, list[cst.Call]] = {}
+            for caller in self.functions:
+                if caller.traced:
+                    for call, _ in caller.calls:
+                        callee = self.resolve_callee(call, caller)
+                        if callee is not None:
+                            sites.setdefault(id(callee), []).append(call)
+            self._traced_call_sites = sites
+        return self._traced_call_sites.get(id(fn), [])
+
+    @staticmethod
+    def bound_args(call: cst.Call, callee: FunctionInfo, partial: bool = False) -> dict[str, cst.Arg] | None:
+        """The call's arguments by the parameter of ``callee`` they bind (``self`` left
+        out for ``obj.method(...)`` calls; positionals past the named parameters as
+        ``#N``). When the call unpacks ``*args``/``**kwargs``: None, or with ``partial``
+        the arguments before the first unpacking."""
+        names = [p.name.value for p in callee.params if p.star not in ("*", "**")]
+        if callee.self_name is not None and isinstance(call.func, cst.Attribute):
+            names = names[1:]
+        out: dict[str, cst.Arg] = {}
+        pos = 0
+        for a in call.args:
+            if a.star:
+                return out if partial else None
+            if a.keyword is not None:
+                out[a.keyword.value] = a
+            else:
+                out[names[pos] if pos < len(names) else f"#{pos}"] = a
+                pos += 1
+        return out
+
+    # ----------------------------------------------------------------- helpers for rules
+
+
+    def module_binding_is_container(self, name: str) -> bool:
+        return any(is_container_value(v) for v in self.module_assigns.get(name, ()))
+
+    def resolve_callee(self, call: cst.Call, fn: FunctionInfo | None) -> FunctionInfo | None:
+        """The function of this module a call invokes: a plain name (nested, then module
+        level) or ``self.method`` (the class, then its bases defined in this module)."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            name = func.value
+            if fn is not None:
+                for f in fn.scope_chain():
+                    for n in f.nested:
+                        if n.name == name and isinstance(n.node, cst.FunctionDef) and n.cls is None:
+                            return n
+                    if name in f.bound or name in f.param_names:
+                        return None  # a local name shadows the module's function
+            return self.module_functions.get(name)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and fn is not None:
+            owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+            if owner is not None and func.value.value == owner.self_name:
+                return self.method_of(owner.cls, func.attr.value)  # type: ignore[arg-type]
+        return None
+
+    def method_of(self, cls: ClassInfo, name: str, _seen: frozenset[int] = frozenset()) -> FunctionInfo | None:
+        if id(cls) in _seen:
+            return None
+        if name in cls.methods:
+            return cls.methods[name]
+        for b in cls.bases:
+            if isinstance(b, cst.Name) and b.value in self.classes:
+                m = self.method_of(self.classes[b.value], name, _seen | {id(cls)})
+                if m is not None:
+                    return m
+        return None
+
+    def is_keras_model_class(self, cls: ClassInfo, _seen: frozenset[int] = frozenset()) -> bool:
+        if id(cls) in _seen:
+            return False
+        for b in cls.bases:
+            if self.resolves_to(b, KERAS_MODEL_BASES):
+                return True
+            if isinstance(b, cst.Name) and b.value in self.classes:
+                if self.is_keras_model_class(self.classes[b.value], _seen | {id(cls)}):
+                    return True
+        return False
+

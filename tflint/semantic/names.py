@@ -1,0 +1,151 @@
+"""Qualified names of TensorFlow and Keras, and small syntax helpers that every part of
+the model and the rules share (dotted names, binding targets, literals)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+# ---------------------------------------------------------------------------------------
+# Qualified names
+
+TF_FUNCTION_NAMES = frozenset(
+    {
+        "tensorflow.function",
+        "tensorflow.compat.v2.function",
+        "tensorflow.compat.v1.function",
+        "tensorflow.__internal__.function",
+        "tensorflow.python.eager.def_function.function",
+        "tensorflow.python.eager.polymorphic_function.polymorphic_function.function",
+    }
+)
+PY_FUNCTION_NAMES = frozenset(
+    {
+        "tensorflow.py_function",
+        "tensorflow.numpy_function",
+        "tensorflow.compat.v1.py_func",
+        "tensorflow.compat.v1.py_function",
+        "tensorflow.compat.v1.numpy_function",
+        "tensorflow.compat.v2.py_function",
+        "tensorflow.compat.v2.numpy_function",
+        "tensorflow.python.ops.script_ops.py_func",
+        "tensorflow.python.ops.script_ops.eager_py_func",
+        "tensorflow.python.ops.script_ops.numpy_function",
+    }
+)
+INIT_SCOPE_NAMES = frozenset({"tensorflow.init_scope", "tensorflow.python.framework.ops.init_scope"})
+KERAS_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential",
+                               "keras.engine.training.Model", "keras.src.models.model.Model",
+                               "keras.src.engine.training.Model"})
+KERAS_STEP_METHODS = ("train_step", "test_step", "predict_step")
+DATASET_METHODS = {"map": 0, "filter": 0, "flat_map": 0, "interleave": 0, "reduce": 1, "scan": 1,
+                   "group_by_window": None, "parallel_interleave": 0}
+#: methods only tf.data datasets have; a receiver chain containing one is a dataset
+DATASET_ONLY_METHODS = frozenset({"batch", "padded_batch", "shuffle", "prefetch", "unbatch", "cache",
+                                  "from_tensor_slices", "from_tensors", "from_generator", "list_files",
+                                  "repeat", "take", "skip", "shard", "with_options", "rebatch",
+                                  "ragged_batch", "bucket_by_sequence_length", "map_with_legacy_function"})
+
+_KERAS_PREFIXES = ("tensorflow.keras.", "tensorflow.python.keras.", "tf_keras.", "keras.")
+
+
+def canonical(qname: str) -> str:
+    """Map the many spellings of Keras to ``keras.*`` so rules test one name."""
+    for p in _KERAS_PREFIXES:
+        if qname.startswith(p):
+            return "keras." + qname[len(p):]
+    return qname
+
+
+
+def dotted_name(expr: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while type(expr) is cst.Attribute:  # not isinstance: see _Builder._child_ctx
+        parts.append(expr.attr.value)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Name:
+        parts.append(expr.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def is_python_literal(expr: cst.BaseExpression) -> bool:
+    """A number, string, ``True``/``False``/``None``, or a tuple/list/set/dict display
+    of those: a Python value, never a tensor."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                         cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, (cst.Minus, cst.Plus)) and is_python_literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return all(isinstance(e, cst.Element) and is_python_literal(e.value) for e in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and is_python_literal(e.key) and is_python_literal(e.value)
+                   for e in expr.elements)
+    return False
+
+
+def target_names(t: cst.BaseExpression) -> Iterator[str]:
+    """Names bound by an assignment or loop target (``a``, ``a, (b, *c)``)."""
+    if isinstance(t, cst.Name):
+        yield t.value
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from target_names(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from target_names(t.value)
+
+
+
+
+def _subexpressions(e: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``e`` and every node below it (for small expressions only)."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _strip_int(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``int(t)`` inside ``range(...)``: AutoGraph still converts the loop."""
+    if isinstance(e, cst.Call) and dotted_name(e.func) == "int" and e.args:
+        return e.args[0].value
+    return e
+
+
+def is_container_value(v: cst.BaseExpression) -> bool:
+    if isinstance(v, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    if isinstance(v, cst.Call):
+        d = dotted_name(v.func) or ""
+        return d in ("list", "dict", "set", "collections.defaultdict", "defaultdict", "collections.OrderedDict",
+                     "OrderedDict", "collections.deque", "deque", "collections.Counter", "Counter")
+    return False
+
+
+def is_first_call_test(test: cst.BaseExpression) -> bool:
+    """Tests that make a block run once: ``x is None``, ``not x``, ``not hasattr(...)``,
+    ``key not in cache``, ``not self.built``, and conjunctions containing one."""
+    if isinstance(test, cst.BooleanOperation):
+        return is_first_call_test(test.left) or is_first_call_test(test.right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        return isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    if isinstance(test, cst.Comparison):
+        for c in test.comparisons:
+            if isinstance(c.operator, (cst.Is, cst.Equal)) and isinstance(c.comparator, cst.Name) and \
+                    c.comparator.value in ("None", "False"):
+                return True
+            if isinstance(c.operator, cst.NotIn):
+                return True
+        return False
+    if isinstance(test, cst.Call):
+        d = dotted_name(test.func) or ""
+        return d.endswith(("is_first_call", "first_call")) or d == "getattr"
+    return False
+

@@ -1,0 +1,107 @@
+"""The objects of the per-file model: classes, functions and contexts (where a node sits)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import libcst as cst
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: cst.ClassDef
+    name: str
+    bases: list[cst.BaseExpression]
+    methods: dict[str, "FunctionInfo"] = field(default_factory=dict)
+    #: attribute -> values assigned as ``self.attr = value`` in __init__/build
+    init_attrs: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    node: cst.FunctionDef | cst.Lambda
+    name: str
+    parent: "FunctionInfo | None"
+    cls: ClassInfo | None  # set when this is a method (directly in a class body)
+    ctx: "Ctx"  # context of the def itself
+    params: list[cst.Param] = field(default_factory=list)
+    param_names: set[str] = field(default_factory=set)
+    #: names bound in the function body (assignment, for, with, import, def, ...)
+    bound: set[str] = field(default_factory=set)
+    globals_: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    #: simple ``name = value`` assignments, for the tensor judgement
+    assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    #: (call node, ctx) of every call made directly in this function
+    calls: list[tuple[cst.Call, "Ctx"]] = field(default_factory=list)
+    nested: list["FunctionInfo"] = field(default_factory=list)
+    #: values of the function's ``return`` statements
+    returns: list[cst.BaseExpression] = field(default_factory=list)
+    #: name -> iterables of the ``for`` loops that bind it (loop targets)
+    loop_targets: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    # -- filled by finalize()
+    tf_function: bool = False  # itself wrapped by tf.function (or a configured wrapper)
+    has_input_signature: bool = False
+    traced: bool = False
+    root_reason: str | None = None  # why it is a graph root, e.g. "decorated with @tf.function"
+    via: "tuple[FunctionInfo, cst.Call] | None" = None  # traced because this caller calls it
+    via_guard: cst.If | None = None  # ... and that call sits under a first-call guard
+    py_function_target: bool = False
+
+    @property
+    def is_method(self) -> bool:
+        return self.cls is not None
+
+    @property
+    def self_name(self) -> str | None:
+        if self.cls is None or not self.params:
+            return None
+        if isinstance(self.node, cst.FunctionDef):
+            for d in self.node.decorators:
+                if isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod":
+                    return None
+        return self.params[0].name.value
+
+    def scope_chain(self) -> Iterator["FunctionInfo"]:
+        f: FunctionInfo | None = self
+        while f is not None:
+            yield f
+            f = f.parent
+
+
+class Ctx:
+    """Where a node sits: the enclosing compound node, which field of it, and the
+    enclosing context. A persistent linked list, one object per (context node, field)."""
+
+    __slots__ = ("node", "field", "parent", "fn", "cls", "_traced")
+
+    def __init__(self, node: cst.CSTNode | None, field: str, parent: "Ctx | None",
+                 fn: FunctionInfo | None, cls: ClassInfo | None) -> None:
+        self.node = node
+        self.field = field
+        self.parent = parent
+        self.fn = fn
+        self.cls = cls
+        self._traced: bool | None = None
+
+    def ancestors(self) -> Iterator["Ctx"]:
+        c: Ctx | None = self
+        while c is not None and c.node is not None:
+            yield c
+            c = c.parent
+
+    def within_function(self) -> Iterator["Ctx"]:
+        """Ancestors up to (and excluding) the innermost function or lambda."""
+        for c in self.ancestors():
+            if isinstance(c.node, (cst.FunctionDef, cst.Lambda)) and c.field in ("body", "params"):
+                return
+            yield c
+
+    def loops(self) -> Iterator["Ctx"]:
+        """Enclosing loop bodies within the current function (innermost first)."""
+        for c in self.within_function():
+            if isinstance(c.node, (cst.For, cst.While)) and c.field == "body":
+                yield c
+
+

@@ -1,0 +1,665 @@
+"""What a value is in traced code: the tensor judgements every rule asks, and tf.data."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+import libcst as cst
+
+from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, _strip_int, dotted_name, is_python_literal
+from tflint.semantic.objects import Ctx, FunctionInfo
+from tflint.semantic.syntax import assigned_in, code, mentions, name_nodes
+
+
+class ValueJudgements:
+    """Mixed into :class:`SemanticModel`."""
+
+    # ----------------------------------------------------------------- tensor judgement
+
+    def is_tensor(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+        """Cheap intra-procedural guess: may ``expr`` be a symbolic tensor while tracing?
+
+        Tensors: parameters of traced functions (unless their default or annotation is a
+        Python scalar/str/None, or they are ``self``/``cls``), results of ``tf.*`` calls,
+        arithmetic, subscripts and most methods on tensors, locals assigned from those.
+        Not tensors: ``.shape``, ``.dtype``, ``.name``, ``.ndim``, ``len(...)``,
+        ``isinstance``, comparisons with ``None``, literals.
+        """
+        if _depth > 12:
+            return False
+        d = _depth + 1
+        if isinstance(expr, cst.Name):
+            return fn is not None and self._name_is_tensor(expr.value, fn, d)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in _STATIC_ATTRS:
+                return False
+            if expr.attr.value in ("T", "real", "imag", "values", "indices", "dense_shape"):
+                return self.is_tensor(expr.value, fn, d)
+            return False
+        if isinstance(expr, cst.Subscript):
+            return self.is_tensor(expr.value, fn, d)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_tensor(expr.left, fn, d) or self.is_tensor(expr.right, fn, d)
+        if isinstance(expr, cst.UnaryOperation):
+            return not isinstance(expr.operator, cst.Not) and self.is_tensor(expr.expression, fn, d)
+        if isinstance(expr, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
+                return False
+            return self.is_tensor(expr.left, fn, d) or any(
+                self.is_tensor(c.comparator, fn, d) for c in expr.comparisons)
+        if isinstance(expr, cst.Call):
+            return self._call_is_tensor(expr, fn, d)
+        if isinstance(expr, cst.FormattedString):
+            return any(isinstance(p, cst.FormattedStringExpression) and self.is_tensor(p.expression, fn, d)
+                       for p in expr.parts)
+        if isinstance(expr, cst.IfExp):
+            return self.is_tensor(expr.body, fn, d) or self.is_tensor(expr.orelse, fn, d)
+        return False
+
+    def _call_is_tensor(self, call: cst.Call, fn: FunctionInfo | None, d: int) -> bool:
+        func = call.func
+        for q in self.qualified(func):
+            if q.startswith(("tensorflow.nest.", "tensorflow.python.util.nest.")):
+                # structure utilities: a tensor only if what they map or pack is one
+                if q.endswith("map_structure") and call.args and isinstance(call.args[0].value, cst.Lambda):
+                    lam = self.function_of(call.args[0].value)
+                    return self.is_tensor(call.args[0].value.body, lam, d)  # type: ignore[union-attr]
+                return any(self.is_tensor(a.value, fn, d) for a in call.args)
+            if q.startswith(("tensorflow.", "keras.ops.", "keras.backend.")):
+                last = q.rsplit(".", 1)[-1]
+                if last[:1].isupper() and last not in ("SparseTensor", "IndexedSlices", "RaggedTensor"):
+                    return False  # a constructor: tables, initializers, specs, optimizers
+                return last not in _TF_NON_TENSOR_FUNCS
+            if q in ("builtins.len", "len"):
+                return False
+            return False  # another library (numpy, math, ...): judged by the rules
+        if isinstance(func, cst.Name):
+            if func.value in _BUILTIN_NON_TENSOR:
+                return False
+            if func.value in ("float", "int", "bool", "str"):
+                return False
+            if func.value in ("abs", "max", "min", "sum", "round", "pow"):
+                return any(self.is_tensor(a.value, fn, d) for a in call.args)
+            # a user function given a tensor (positionally: ``name=`` and other options
+            # say nothing) most likely returns one
+            return any(self.is_tensor(a.value, fn, d) for a in call.args if a.keyword is None)
+        if isinstance(func, cst.Attribute):
+            meth = func.attr.value
+            if meth in _NON_TENSOR_METHODS:
+                return False
+            if self.is_tensor(func.value, fn, d):
+                return True
+            # layer/model call through self: self.dense(x)
+            if isinstance(func.value, cst.Name) and fn is not None and func.value.value == fn.self_name:
+                return any(self.is_tensor(a.value, fn, d) for a in call.args)
+        return False
+
+    @contextlib.contextmanager
+    def params_as_tensors(self, fn: FunctionInfo, only: frozenset[str] | None = None) -> Iterator[None]:
+        """Within the block, :meth:`is_tensor` judges the parameters of ``fn`` (or those
+        named in ``only``) as it judges those of traced functions, although ``fn`` is not
+        traced: Keras 3 runs ``Layer.call`` on symbolic tensors without AutoGraph.
+        Answers are cached apart, per ``fn`` and ``only``."""
+        saved = self._params_fn, self._params_only, self._tensor_cache
+        self._params_fn, self._params_only = fn, only
+        self._tensor_cache = self._params_caches.setdefault((id(fn), only), {})
+        try:
+            yield
+        finally:
+            self._params_fn, self._params_only, self._tensor_cache = saved
+
+    def _name_is_tensor(self, name: str, fn: FunctionInfo, d: int) -> bool:
+        key = (id(fn), name)
+        hit = self._tensor_cache.get(key)
+        if hit is not None:
+            return hit
+        self._tensor_cache[key] = False  # break cycles
+        result = False
+        owner = next((f for f in fn.scope_chain() if name in f.param_names or name in f.bound), None)
+        if owner is not None:
+            if name in owner.param_names and name not in owner.assigns:
+                result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
+            else:
+                result = any(self.is_tensor(v, owner, d) for v in owner.assigns.get(name, ()))
+                if not result and name in owner.loop_targets:
+                    result = any(self.iterates_tensors(it, owner, d) for it in owner.loop_targets[name])
+                if not result and name in owner.param_names:
+                    result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
+        self._tensor_cache[key] = result
+        return result
+
+    def _judged_as_traced(self, owner: FunctionInfo, param: str) -> bool:
+        if owner.traced:
+            return True
+        return owner is self._params_fn and (self._params_only is None or param in self._params_only)
+
+    def iterates_tensors(self, it: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+        """Does a ``for`` over ``it`` run as a TensorFlow loop, binding tensors?
+        Iterating a tensor, ``tf.range(...)``, a Dataset (or ``iter(ds)``), and
+        ``range(<tensor>)`` / ``range(int(<tensor>))``, which AutoGraph converts.
+        ``enumerate``/``zip`` over those count too."""
+        d = _depth + 1
+        if d > 12:
+            return False
+        if isinstance(it, cst.Call):
+            if self.resolves_to(it.func, {"tensorflow.range"}):
+                return True
+            name = dotted_name(it.func)
+            if name == "range" and "range" not in self.imports:
+                return any(self.is_tensor(_strip_int(a.value), fn, d) for a in it.args)
+            if name in ("enumerate", "zip", "iter", "reversed") and it.args:
+                return any(self.iterates_tensors(a.value, fn, d) for a in it.args if a.keyword is None)
+        if fn is not None and fn.traced and self.is_dataset_expr(it, fn):
+            return True
+        return self.is_tensor(it, fn, d)
+
+
+    def _param_is_tensor(self, fn: FunctionInfo, name: str) -> bool:
+        if name == fn.self_name or name in ("self", "cls"):
+            return False
+        for p in fn.params:
+            if p.name.value != name:
+                continue
+            if p.star in ("*", "**"):
+                return False
+            ann = p.annotation.annotation if p.annotation else None
+            if ann is not None:
+                text = dotted_name(ann) or ""
+                if text in ("int", "float", "bool", "str", "None", "dict", "list", "tuple") or \
+                        text.endswith(("Config", "Params", "Mode")):
+                    return False
+            dv = p.default
+            if isinstance(dv, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString,
+                               cst.Dict, cst.List, cst.Tuple, cst.Lambda)):
+                return False
+            if isinstance(dv, cst.Name) and dv.value in ("None", "True", "False"):
+                return False
+            if name in _PYTHON_PARAM_NAMES or name.endswith(_PYTHON_PARAM_SUFFIXES) or \
+                    name.startswith(("num_", "is_", "use_", "n_")):
+                return False
+            return not self._only_given_python_literals(fn, name)
+        return False
+
+    def _only_given_python_literals(self, fn: FunctionInfo, name: str) -> bool:
+        """``fn`` is traced only because traced code calls it, and every such call gives
+        parameter ``name`` a Python literal (``helper(3.0)``) or leaves it out: while
+        tracing, the parameter holds that Python value, not a tensor."""
+        if fn.root_reason is not None or fn.via is None:
+            return False
+        sites = self.traced_call_sites(fn)
+        if not sites:
+            return False
+        for call in sites:
+            bound = self.bound_args(call, fn)
+            if bound is None:
+                return False
+            arg = bound.get(name)
+            if arg is not None and not is_python_literal(arg.value):
+                return False
+        return True
+
+
+    def _bindings_of(self, name: str, fn: FunctionInfo | None) -> tuple[FunctionInfo | None, list[cst.BaseExpression]]:
+        """The innermost scope that assigns ``name`` (None: the module) and its values."""
+        for f in fn.scope_chain() if fn is not None else ():
+            if name in f.assigns:
+                return f, f.assigns[name]
+        return None, self.module_assigns.get(name, [])
+
+    def _from_other_library(self, value: cst.BaseExpression, fn: FunctionInfo | None, _depth: int) -> bool:
+        """Does ``value`` come from a call into an imported library other than TensorFlow
+        and Keras (``grain.MapDataset.source(...)``, ``torch.utils.data.DataLoader(...)``),
+        directly or through the names it was assigned from?"""
+        if _depth > 8:
+            return False
+        if isinstance(value, cst.Call):
+            func = value.func
+            while isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+                func = func.value.func  # grain.MapDataset.source(...).map(...)
+            names = self.qualified(func)
+            return bool(names) and all(q.split(".")[0] not in _TF_TOP_MODULES or
+                                       _OTHER_DATA_LIBRARIES.intersection(q.split(".")) for q in names)
+        if isinstance(value, cst.Name):
+            owner, values = self._bindings_of(value.value, fn)
+            return any(self._from_other_library(v, owner, _depth + 1) for v in values)
+        return False
+
+    def is_dataset_expr(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+        """Is ``expr`` (the receiver of ``.map``) a ``tf.data.Dataset``?"""
+        if _depth > 8:
+            return False
+        root = expr
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and \
+                (root.func.attr.value in DATASET_METHODS or root.func.attr.value in DATASET_ONLY_METHODS):
+            root = root.func.value  # ds.shuffle(...).batch(...) -> ds
+        if self._from_other_library(root, fn, _depth + 1):
+            return False  # `grain.MapDataset.source(...)`: not tf.data, whatever its methods
+        while True:
+            if isinstance(expr, cst.Call):
+                if self.qualified_startswith(expr.func, ("tensorflow.data.", "tensorflow.compat.v2.data.",
+                                                         "tensorflow.compat.v1.data.")):
+                    return True
+                f = expr.func
+                if isinstance(f, cst.Attribute):
+                    if f.attr.value in DATASET_ONLY_METHODS or f.attr.value in DATASET_METHODS:
+                        if f.attr.value in DATASET_ONLY_METHODS:
+                            return True
+                        expr = f.value
+                        continue
+                return False
+            if isinstance(expr, cst.Name):
+                n = expr.value
+                owner, values = self._bindings_of(n, fn)
+                if n in ("ds", "dataset", "datasets") or n.endswith(("_ds", "_dataset")) or \
+                        n.startswith(("ds_", "dataset_")):
+                    return True
+                return any(self.is_dataset_expr(v, owner, _depth + 1) for v in values)
+            if isinstance(expr, cst.Attribute):
+                a = expr.attr.value
+                return a in ("dataset", "ds") or a.endswith(("_ds", "_dataset"))
+            return False
+
+    # ----------------------------------------------------------------- stricter judgements
+
+    def is_tensor_test(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
+        """A condition AutoGraph turns into ``tf.cond``/``tf.while_loop`` (``and``/``or``/``not``
+        of tensors included)."""
+        if isinstance(test, cst.BooleanOperation):
+            return self.is_tensor_test(test.left, fn) or self.is_tensor_test(test.right, fn)
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.is_tensor_test(test.expression, fn)
+        return self.is_tensor(test, fn)
+
+    def surely_tensor(self, e: cst.BaseExpression, fn: FunctionInfo | None, depth: int = 0,
+                      known: dict[str, bool] | None = None) -> bool:
+        """Stricter than ``self.is_tensor``: a tensor by evidence from TensorFlow calls or the
+        inputs of a tf.function, never only because a helper's parameter is guessed to be one
+        (helpers are often given lists of tensors, which their loops iterate in Python).
+        ``known`` gives the answer for some names (the targets of the loops around the node)."""
+        if known and isinstance(e, cst.Name) and e.value in known:
+            return known[e.value]
+        if fn is None or depth > 10 or not self.is_tensor(e, fn):
+            return False
+        d = depth + 1
+        if known:
+            return self._surely_known(e, fn, d, known)
+        if isinstance(e, cst.Name):
+            name = e.value
+            if root_param(name, fn):
+                return True
+            for f in fn.scope_chain():
+                if name in f.param_names or name in f.bound:
+                    if any(self.surely_tensor(v, f, d) for v in f.assigns.get(name, ())):
+                        return True
+                    return any(self.surely_iterates_tensors(it, f, d) for it in f.loop_targets.get(name, ()))
+            return False
+        if isinstance(e, cst.Call):
+            if self.returns_python_list(e):
+                return False
+            if self.qualified_startswith(e.func, ("tensorflow.", "keras.ops.", "keras.backend.")):
+                return True
+            return isinstance(e.func, cst.Attribute) and self.surely_tensor(e.func.value, fn, d)
+        if isinstance(e, (cst.Subscript, cst.Attribute)):
+            return self.surely_tensor(e.value, fn, d)
+        if isinstance(e, cst.BinaryOperation):
+            return self.surely_tensor(e.left, fn, d) or self.surely_tensor(e.right, fn, d)
+        if isinstance(e, cst.UnaryOperation):
+            return self.surely_tensor(e.expression, fn, d)
+        if isinstance(e, cst.Comparison):
+            return self.surely_tensor(e.left, fn, d) or any(self.surely_tensor(c.comparator, fn, d)
+                                                            for c in e.comparisons)
+        if isinstance(e, cst.IfExp):
+            return self.surely_tensor(e.body, fn, d) or self.surely_tensor(e.orelse, fn, d)
+        return False
+
+    def _surely_known(self, e: cst.BaseExpression, fn: FunctionInfo, d: int,
+                      known: dict[str, bool]) -> bool:
+        """:func:`surely_tensor` where names of ``known`` have a fixed answer."""
+        names = {n.value for n in name_nodes(e)}
+        fixed = names & set(known)
+        if not fixed:
+            return self.surely_tensor(e, fn, d)
+        if any(known[n] for n in fixed):
+            return True
+        # judge the other names alone: replace the known ones by a Python constant
+        class _Sub(cst.CSTTransformer):
+            def leave_Name(self, orig: cst.Name, upd: cst.Name) -> cst.BaseExpression:
+                return cst.Integer("0") if orig.value in fixed else upd
+
+        return self.surely_tensor(e.visit(_Sub()), fn, d)  # type: ignore[arg-type]
+
+    def surely_iterates_tensors(self, it: cst.BaseExpression, fn: FunctionInfo | None,
+                                depth: int = 0) -> bool:
+        if fn is None or depth > 10:
+            return False
+        d = depth + 1
+        if isinstance(it, cst.Call):
+            if self.resolves_to(it.func, {"tensorflow.range"}):
+                return True
+            if self.returns_python_list(it):
+                return False
+            name = dotted_name(it.func)
+            if name == "range" and "range" not in self.imports:
+                return any(self.surely_tensor(_strip_int(a.value), fn, d) for a in it.args)
+            if name in ("enumerate", "zip", "iter", "reversed"):
+                return any(self.surely_iterates_tensors(a.value, fn, d) for a in it.args if a.keyword is None)
+        if fn.traced and self.is_dataset_expr(it, fn):
+            return True
+        return self.surely_tensor(it, fn, d)
+
+    def returns_python_list(self, call: cst.Call) -> bool:
+        q = self.qualified_startswith(call.func, ("tensorflow.", "keras."))
+        if q is not None:
+            return q.startswith("tensorflow.nest.") or q.rsplit(".", 1)[-1] in _LIST_RETURNING
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value in ("gradient", "unstack", "split")
+
+    def surely_tf_test(self, test: cst.BaseExpression, fn: FunctionInfo | None,
+                        known: dict[str, bool] | None = None) -> bool:
+        if isinstance(test, cst.BooleanOperation):
+            return self.surely_tf_test(test.left, fn, known) or self.surely_tf_test(test.right, fn, known)
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.surely_tf_test(test.expression, fn, known)
+        return self.surely_tensor(test, fn, known=known)
+
+    def surely_tf_loop(self, loop: cst.For | cst.While, fn: FunctionInfo | None) -> bool:
+        """A loop that is a graph loop by strong evidence (see :func:`surely_tensor`)."""
+        if not self.loop_is_tensorflow(loop, fn):
+            return False
+        if isinstance(loop, cst.For):
+            return self.surely_iterates_tensors(loop.iter, fn)
+        return self.surely_tf_test(loop.test, fn)
+
+    def tf_loop_outside_binding(self, name: str, ctx: Ctx) -> cst.For | cst.While | None:
+        """The innermost enclosing TensorFlow loop of ``ctx`` that ``name`` is not rebound in
+        (so the same Python object crosses its iterations); None when a loop on the way
+        rebinds it (a fresh container per iteration) or there is no TensorFlow loop."""
+        for loop in ctx.loops():
+            node = loop.node
+            if name in assigned_in(node.body):
+                return None
+            if self.surely_tf_loop(node, ctx.fn):
+                return node
+        return None
+
+    def tf_function_name(self, func: cst.BaseExpression) -> str | None:
+        """``unstack`` for ``tf.unstack`` / ``tf.compat.v1.unstack`` / ``tf.math.top_k``..."""
+        for q in self.qualified(func):
+            if q.startswith(("tensorflow.", "keras.ops.")):
+                return q.rsplit(".", 1)[-1]
+        return None
+
+    def is_op_call(self, call: cst.Call) -> bool:
+        """A TensorFlow / Keras op that returns one tensor: ``tf.reduce_sum``, ``tf.math.*``,
+        ``keras.ops.*``, ... — not ``tf.io.gfile``, ``tf.config``, ``tf.nest``, list results."""
+        for q in self.qualified(call.func):
+            last = q.rsplit(".", 1)[-1]
+            if last in _NOT_OPS or last in TF_LIST_FUNCS or last.startswith(("get_", "is_", "list_", "make_")):
+                return False
+            if q.startswith(("keras.ops.", "keras.backend.")):
+                if last == "shape":
+                    return False  # a tuple in Keras 3: Python ints where the dimension is known
+                return self.is_tensor(call, None)
+            if q.startswith("tensorflow."):
+                rest = q[len("tensorflow."):]
+                for p in ("compat.v1.", "compat.v2."):
+                    if rest.startswith(p):
+                        rest = rest[len(p):]
+                head = rest.split(".")[0]
+                if "." in rest and head not in _OP_FAMILIES:
+                    return False
+                return self.is_tensor(call, None)
+        return False
+
+    def strong_tensor(self, e: cst.BaseExpression, fn: FunctionInfo | None, _arith: bool = False,
+                      _depth: int = 0) -> bool:
+        """A stricter tensor judgement for rules that report errors: a TensorFlow op result, a
+        local bound to one, arithmetic, subscripts and comparisons of those. A parameter (or
+        a name unpacked from one) counts only as an operand of arithmetic or a comparison —
+        its bare truthiness or iteration is usually that of a Python list, dict or None."""
+        if _depth > 10:
+            return False
+        d = _depth + 1
+        if isinstance(e, cst.Name):
+            if fn is None:
+                return False
+            for f in fn.scope_chain():
+                if e.value in f.param_names or e.value in f.bound:
+                    # `total = total / 2` keeps what `total` was: judge the other bindings
+                    values = [v for v in f.assigns.get(e.value, ()) if not mentions(v, {e.value})]
+                    verdicts = [self.strong_tensor(v, f, _arith, d) for v in values]
+                    if e.value in f.param_names:
+                        verdicts.append((_arith or f.has_input_signature) and self.is_tensor(e, fn) or
+                                        annotated_tensor(f, e.value))
+                    elif not values:
+                        verdicts.append(_arith and self.is_tensor(e, fn))
+                    return all(verdicts)
+            return False
+        if isinstance(e, cst.Subscript):
+            return self.strong_tensor(e.value, fn, _arith, d)
+        if isinstance(e, cst.Attribute):
+            return e.attr.value in ("T", "real", "imag") and self.strong_tensor(e.value, fn, _arith, d)
+        if isinstance(e, cst.BinaryOperation):
+            return self.strong_tensor(e.left, fn, True, d) or self.strong_tensor(e.right, fn, True, d)
+        if isinstance(e, cst.UnaryOperation):
+            return not isinstance(e.operator, cst.Not) and self.strong_tensor(e.expression, fn, True, d)
+        if isinstance(e, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in e.comparisons):
+                return False
+            return self.strong_tensor(e.left, fn, True, d) or any(
+                self.strong_tensor(c.comparator, fn, True, d) for c in e.comparisons)
+        if isinstance(e, cst.IfExp):
+            return self.strong_tensor(e.body, fn, _arith, d) or self.strong_tensor(e.orelse, fn, _arith, d)
+        if isinstance(e, cst.Call):
+            if self.qualified(e.func):
+                return self.is_op_call(e)
+            if _arith and not isinstance(e.func, cst.Name):
+                return self.is_tensor(e, fn)  # a layer call compared or computed with: self.gate(x) > 0
+            return False
+        return False
+
+    def condition_is_tensor(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
+        """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?"""
+        if isinstance(test, cst.BooleanOperation):
+            return self.condition_is_tensor(test.left, fn) or self.condition_is_tensor(test.right, fn)
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.condition_is_tensor(test.expression, fn)
+        if "is_tensor(" in code(test) or "isinstance(" in code(test):
+            return False
+        return self.strong_tensor(test, fn)
+
+    def is_builtin(self, node: cst.BaseExpression, name: str, fn: FunctionInfo | None) -> bool:
+        """``node`` is the builtin ``name``: not imported, defined or bound under that name."""
+        if not (isinstance(node, cst.Name) and node.value == name):
+            return False
+        if name in self.imports or name in self.module_assigns or name in self.module_functions:
+            return False
+        return fn is None or not any(name in f.bound or name in f.param_names for f in fn.scope_chain())
+
+    def binding_of(self, name: str, fn: FunctionInfo | None):
+        """Where ``name`` read in ``fn`` is bound: ("param", f), ("local", f) or ("module", None);
+        None for imports, module functions and classes."""
+        if fn is not None:
+            for f in fn.scope_chain():
+                if name in f.globals_:
+                    break
+                if name in f.param_names and name not in f.assigns:
+                    return "param", f
+                if name in f.bound or name in f.param_names:
+                    return "local", f
+        if name in self.imports or name in self.module_functions or name in self.classes:
+            return None
+        return "module", None
+
+    def bound_values(self, name: str, fn: FunctionInfo | None) -> tuple[str, FunctionInfo | None,
+                                                                              list[cst.BaseExpression]] | None:
+        b = self.binding_of(name, fn)
+        if b is None:
+            return None
+        kind, owner = b
+        if kind == "module":
+            return kind, None, list(self.module_assigns.get(name, ()))
+        if kind == "local":
+            return kind, owner, list(owner.assigns.get(name, ()))  # type: ignore[union-attr]
+        return kind, owner, []
+
+
+#: top-level modules whose datasets may be tf.data ones
+_TF_TOP_MODULES = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "tensorflow_io"})
+#: data libraries that Keras 3 also wraps (``keras.src.utils.module_utils.grain``)
+_OTHER_DATA_LIBRARIES = frozenset({"grain", "torch", "jax", "pandas"})
+_STATIC_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "graph", "op",
+                           "trainable", "built", "__class__", "__name__"})
+_TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly", "get_static_value",
+                                  # Keras helpers that return Python values (dtype names, flags)
+                                  "standardize_dtype", "standardize_shape", "result_type",
+                                  "is_float_dtype", "is_int_dtype", "floatx", "epsilon",
+                                  "image_data_format", "is_keras_tensor", "backend",
+                                  "is_tensor", "Variable", "TensorArray", "name_scope", "device",
+                                  "control_dependencies", "GradientTape", "TensorSpec", "DType",
+                                  "get_logger", "Module", "function", "init_scope", "print",
+                                  "is_symbolic_tensor", "convert_to_tensor_or_indexed_slices"})
+_BUILTIN_NON_TENSOR = frozenset({"len", "isinstance", "issubclass", "hasattr", "getattr", "type", "id",
+                                 "repr", "callable", "range", "enumerate", "zip", "list", "tuple", "dict",
+                                 "set", "sorted", "print", "iter", "next", "super", "object", "vars"})
+_NON_TENSOR_METHODS = frozenset({"get_shape", "as_list", "numpy", "is_fully_defined", "format", "join",
+                                 "startswith", "endswith", "keys", "items", "values", "get", "copy",
+                                 "lower", "upper", "split", "strip", "replace", "assign", "assign_add",
+                                 "assign_sub", "append", "extend", "update", "pop"})
+_PYTHON_PARAM_NAMES = frozenset({"training", "mode", "name", "axis", "config", "params", "hparams",
+                                 "reuse", "scope", "verbose", "dtype", "shape", "kwargs", "args", "options",
+                                 "strategy", "model", "optimizer", "layer", "loss_fn", "fn", "func",
+                                 "callback", "logger", "is_training", "mask_value", "seed", "data_format",
+                                 "padding", "activation", "step_fn", "metric", "metrics"})
+_PYTHON_PARAM_SUFFIXES = ("_fn", "_func", "_config", "_name", "_size", "_dim", "_dims", "_rate",
+                          "_type", "_mode", "_layer", "_model", "_params", "_shape", "_axis", "_flag")
+
+
+
+
+def local_owner(name: str, fn: FunctionInfo | None) -> FunctionInfo | None:
+    """The traced function that binds ``name`` locally (not global, not a closure over
+    eager code: TFL105 reports those)."""
+    if fn is None:
+        return None
+    for f in fn.scope_chain():
+        if name in f.globals_ or name in f.nonlocals:
+            return None
+        if name in f.param_names or name in f.bound:
+            return f if f.traced else None
+    return None
+
+
+def container_kind(owner: FunctionInfo, name: str) -> str | None:
+    """"list" or "dict" when every value bound to ``name`` is a list/dict display or factory."""
+    kinds = set()
+    values = owner.assigns.get(name, ())
+    if not values:
+        return None
+    for v in values:
+        if isinstance(v, (cst.List, cst.ListComp)):
+            kinds.add("list")
+        elif isinstance(v, (cst.Dict, cst.DictComp)):
+            kinds.add("dict")
+        elif isinstance(v, cst.Call) and (dotted_name(v.func) or "") in LIST_FACTORIES:
+            kinds.add("list")
+        elif isinstance(v, cst.Call) and (dotted_name(v.func) or "") in DICT_FACTORIES:
+            kinds.add("dict")
+        elif isinstance(v, cst.BinaryOperation) and isinstance(v.left, cst.Name) and v.left.value == name:
+            continue  # `x += [...]` as recorded by the model
+        else:
+            return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def root_param(name: str, fn: FunctionInfo) -> bool:
+    """``name`` is an unassigned parameter of a tf.function itself (a graph input)."""
+    for f in fn.scope_chain():
+        if name in f.param_names:
+            return f.tf_function
+        if name in f.bound:
+            return False
+    return False
+
+
+#: TensorFlow functions that return a Python list (or nest) of tensors: a loop over their
+
+
+#: result is a Python loop
+
+
+_LIST_RETURNING = frozenset({"unstack", "split", "meshgrid", "gradients", "dynamic_partition", "unique_with_counts",
+                             "flatten", "flatten_up_to", "map_structure", "pack_sequence_as", "trainable_variables",
+                             "global_variables", "get_collection", "make_parallel", "while_loop", "while_loop_v2"})
+
+
+LIST_FACTORIES = frozenset({"list", "collections.deque", "deque"})
+
+
+DICT_FACTORIES = frozenset({"dict", "collections.defaultdict", "defaultdict", "collections.OrderedDict",
+                             "OrderedDict"})
+
+
+
+#: TensorFlow functions that return a Python list/tuple of tensors, not one tensor
+
+
+TF_LIST_FUNCS = frozenset({"unstack", "split", "meshgrid", "dynamic_partition", "gradients", "shape_n",
+                            "trainable_variables", "global_variables", "local_variables", "get_collection",
+                            "moving_average_variables", "model_variables", "unique", "unique_with_counts",
+                            "moments", "top_k", "while_loop", "cond", "case", "switch_case", "map_fn",
+                            "py_function", "numpy_function", "py_func", "eigh", "svd", "qr", "lu",
+                            "decode_csv", "identity_n", "tuple", "group", "batch_jacobian", "jacobian",
+                            "weighted_moments", "sufficient_statistics", "normalize_moments",
+                            "nonzero", "unravel_index", "split_v", "unstack_v", "get_variables",
+                            "list_files", "glob", "listdir", "walk", "list_physical_devices",
+                            "list_logical_devices"})
+
+
+#: TensorFlow ops that certainly return a single tensor (unpacking one iterates it)
+
+
+TF_SINGLE_OPS = frozenset({"shape", "stack", "concat", "reshape", "cast", "range", "constant",
+                            "convert_to_tensor", "transpose", "squeeze", "expand_dims", "tile", "gather",
+                            "gather_nd", "one_hot", "argmax", "argmin", "matmul", "zeros", "ones", "fill",
+                            "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+                            "zeros_like", "ones_like", "abs", "exp", "sqrt", "square", "add", "multiply",
+                            "subtract", "divide", "clip_by_value", "boolean_mask", "slice",
+                            "strided_slice", "sort", "argsort", "cumsum", "size", "rank"})
+
+
+_OP_FAMILIES = frozenset({"math", "linalg", "nn", "image", "signal", "strings", "random", "sparse", "ragged",
+                          "bitwise", "raw_ops", "audio", "sets", "spectral", "experimental"})
+
+
+_NOT_OPS = frozenset({"get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
+                      "ndim", "int_shape", "dtype", "floatx", "epsilon", "learning_phase", "image_data_format",
+                      "is_sparse", "is_keras_tensor", "count_params", "is_tensor", "get_static_value",
+                      "constant_value", "is_symbolic_tensor", "backend", "name_scope", "variable_scope"})
+
+
+def annotated_tensor(fn: FunctionInfo, name: str) -> bool:
+    for p in fn.params:
+        if p.name.value == name and p.annotation is not None:
+            return (dotted_name(p.annotation.annotation) or "").endswith(("tf.Tensor", "tensorflow.Tensor"))
+    return False
+
+
+def _builtin(sem, node: cst.BaseExpression, name: str, ctx: Ctx) -> bool:
+    """``node`` is the builtin ``name``: not imported or bound under that name."""
+    if not (isinstance(node, cst.Name) and node.value == name):
+        return False
+    if name in sem.imports or name in sem.module_assigns or name in sem.module_functions:
+        return False
+    fn = ctx.fn
+    return fn is None or not any(name in f.bound or name in f.param_names for f in fn.scope_chain())
+
+
+def self_attr_values(expr: cst.BaseExpression, fn: FunctionInfo | None) -> list[cst.BaseExpression] | None:
+    """Values assigned in ``__init__``/``build`` to ``self.<attr>`` when ``expr`` is that."""
+    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)) or fn is None:
+        return None
+    owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+    if owner is None or expr.value.value != owner.self_name:
+        return None
+    return list(owner.cls.init_attrs.get(expr.attr.value, ()))  # type: ignore[union-attr]
