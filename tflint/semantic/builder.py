@@ -11,7 +11,7 @@ bottom of the file).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -200,6 +200,14 @@ class _Builder:
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, ctx: Ctx) -> None:
         fn = ctx.fn
         names = list(target_names(target))
+        if value is not None and type(target) in (cst.Tuple, cst.List):
+            for n, path in _target_paths(target, ()):
+                self.sem.unpacked[(id(value), n)] = path
+        if value is not None and next(ctx.loops(), None) is not None:
+            if fn is not None:
+                fn.loop_bound.update(names)
+            elif ctx.cls is None:
+                self.sem.module_loop_bound.update(names)
         single = isinstance(target, cst.Name)
         if fn is None:
             if ctx.cls is None:
@@ -246,12 +254,22 @@ class _Builder:
             elif n not in fn.nonlocals:
                 fn.bound.add(n)
                 fn.assigns.setdefault(n, []).append(cst.BinaryOperation(node.target, cst.Add(), node.value))
+            if next(ctx.loops(), None) is not None:
+                if fn is not None:
+                    fn.loop_bound.add(n)
+                elif ctx.cls is None:
+                    self.sem.module_loop_bound.add(n)
 
     def on_for(self, node: cst.For, ctx: Ctx) -> None:
         self._bind(node.target, None, ctx)
         if ctx.fn is not None:
             for n in target_names(node.target):
                 ctx.fn.loop_targets.setdefault(n, []).append(node.iter)
+        elems = ctx.fn.loop_elems if ctx.fn is not None else self.sem.module_loop_elems \
+            if ctx.cls is None else None
+        if elems is not None:
+            for n, path in _target_paths(node.target, ()):
+                elems.setdefault(n, []).append((node.iter, path))
 
     def on_with(self, node: cst.With, ctx: Ctx) -> None:
         for item in node.items:
@@ -301,6 +319,19 @@ _HOOKS: dict[type, Callable] = {
     cst.Call: _Builder.on_call,
     cst.Return: _Builder.on_return,
 }
+
+
+def _target_paths(t: cst.BaseExpression, path: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...]]]:
+    """Each name of a loop target with its position: ``i, (x, y)`` gives ``i`` (0,),
+    ``x`` (1, 0), ``y`` (1, 1); a starred name gets no position past the star."""
+    if isinstance(t, cst.Name):
+        yield t.value, path
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for i, e in enumerate(t.elements):
+            if isinstance(e, cst.StarredElement):
+                yield from ((n, path + (-1,)) for n in target_names(e.value))
+            else:
+                yield from _target_paths(e.value, path + (i,))
 
 
 def _decorator_expr(d: cst.Decorator) -> tuple[cst.BaseExpression, cst.Call | None]:

@@ -13,11 +13,11 @@ import libcst as cst
 from tflint.semantic.execution import ExecutionJudgements
 from tflint.semantic.names import KERAS_MODEL_BASES, TF_FUNCTION_NAMES, canonical, dotted_name, is_container_value
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
-from tflint.semantic.values import ValueJudgements
+from tflint.semantic.values import ValueFlow, ValueJudgements
 
 
 @dataclass(eq=False)
-class SemanticModel(ValueJudgements, ExecutionJudgements):
+class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     module: cst.Module
     path: str
     wrappers: frozenset[str] = frozenset()
@@ -28,6 +28,17 @@ class SemanticModel(ValueJudgements, ExecutionJudgements):
     module_functions: dict[str, FunctionInfo] = field(default_factory=dict)
     #: module-level name -> every value bound to it at module level
     module_assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    #: module-level loop targets and names assigned in module-level loops (see FunctionInfo)
+    module_loop_elems: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = field(default_factory=dict)
+    module_loop_bound: set[str] = field(default_factory=set)
+    #: (id(value), name) -> position of ``name`` in the tuple target the value is unpacked
+    #: into (``loss, grads = ...`` gives ``grads`` (1,))
+    unpacked: dict[tuple[int, str], tuple[int, ...]] = field(default_factory=dict)
+    #: the value model's memo: (id(expr), id(fn)) -> Value (see :mod:`.values`)
+    _values: dict = field(default_factory=dict)
+    _returns: dict = field(default_factory=dict)
+    _params: dict = field(default_factory=dict)
+    _all_sites: dict | None = None
     #: names assigned through ``global`` in some function
     globally_rebound: set[str] = field(default_factory=set)
     #: every call in the file with its context (rules and the retracing analysis use it)
@@ -123,13 +134,14 @@ class SemanticModel(ValueJudgements, ExecutionJudgements):
         return self._traced_call_sites.get(id(fn), [])
 
     @staticmethod
-    def bound_args(call: cst.Call, callee: FunctionInfo, partial: bool = False) -> dict[str, cst.Arg] | None:
+    def bound_args(call: cst.Call, callee: FunctionInfo, partial: bool = False,
+                   constructor: bool = False) -> dict[str, cst.Arg] | None:
         """The call's arguments by the parameter of ``callee`` they bind (``self`` left
         out for ``obj.method(...)`` calls; positionals past the named parameters as
         ``#N``). When the call unpacks ``*args``/``**kwargs``: None, or with ``partial``
         the arguments before the first unpacking."""
         names = [p.name.value for p in callee.params if p.star not in ("*", "**")]
-        if callee.self_name is not None and isinstance(call.func, cst.Attribute):
+        if callee.self_name is not None and (isinstance(call.func, cst.Attribute) or constructor):
             names = names[1:]
         out: dict[str, cst.Arg] = {}
         pos = 0

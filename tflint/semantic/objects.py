@@ -40,6 +40,11 @@ class FunctionInfo:
     returns: list[cst.BaseExpression] = field(default_factory=list)
     #: name -> iterables of the ``for`` loops that bind it (loop targets)
     loop_targets: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    #: name -> (iterable, position of the name in the loop target) for every ``for`` that
+    #: binds it: ``for i, (x, y) in enumerate(pairs)`` gives ``x`` the position (1, 0)
+    loop_elems: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = field(default_factory=dict)
+    #: names assigned inside a loop body of this function (counters, running values)
+    loop_bound: set[str] = field(default_factory=set)
     # -- filled by finalize()
     tf_function: bool = False  # itself wrapped by tf.function (or a configured wrapper)
     has_input_signature: bool = False

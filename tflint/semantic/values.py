@@ -9,7 +9,8 @@ import libcst as cst
 
 from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, _strip_int, dotted_name, is_python_literal
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import assigned_in, code, mentions, name_nodes
+from tflint.semantic import lattice as lat
+from tflint.semantic.syntax import assigned_in, code, mentions, name_nodes, walk_scope
 
 
 class ValueJudgements:
@@ -17,7 +18,8 @@ class ValueJudgements:
 
     # ----------------------------------------------------------------- tensor judgement
 
-    def is_tensor(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+    def is_tensor(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0,
+                  _whole: bool = True) -> bool:
         """Cheap intra-procedural guess: may ``expr`` be a symbolic tensor while tracing?
 
         Tensors: parameters of traced functions (unless their default or annotation is a
@@ -28,6 +30,9 @@ class ValueJudgements:
         """
         if _depth > 12:
             return False
+        value = self.value_of(expr, fn) if _whole else lat.UNKNOWN
+        if value.kind and not value.may_be_tensor:
+            return False  # the value model knows it is a Python value or a state object
         d = _depth + 1
         if isinstance(expr, cst.Name):
             return fn is not None and self._name_is_tensor(expr.value, fn, d)
@@ -121,13 +126,23 @@ class ValueJudgements:
             if name in owner.param_names and name not in owner.assigns:
                 result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
             else:
-                result = any(self.is_tensor(v, owner, d) for v in owner.assigns.get(name, ()))
+                result = any(self._binding_is_tensor(v, name, owner, d) for v in owner.assigns.get(name, ()))
                 if not result and name in owner.loop_targets:
                     result = any(self.iterates_tensors(it, owner, d) for it in owner.loop_targets[name])
                 if not result and name in owner.param_names:
                     result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
         self._tensor_cache[key] = result
         return result
+
+    def _binding_is_tensor(self, v: cst.BaseExpression, name: str, owner: FunctionInfo, d: int) -> bool:
+        """May ``name``, bound to ``v`` (or to an element of it, when unpacked), be a tensor?"""
+        path = self.unpacked.get((id(v), name))  # type: ignore[attr-defined]
+        if path is None:
+            return self.is_tensor(v, owner, d)
+        element = self.element_of(v, path, owner)
+        if not element.unknown and element.kind:
+            return element.may_be_tensor
+        return self.is_tensor(v, owner, d, _whole=False)  # judged like the whole
 
     def _judged_as_traced(self, owner: FunctionInfo, param: str) -> bool:
         if owner.traced:
@@ -178,7 +193,7 @@ class ValueJudgements:
             if name in _PYTHON_PARAM_NAMES or name.endswith(_PYTHON_PARAM_SUFFIXES) or \
                     name.startswith(("num_", "is_", "use_", "n_")):
                 return False
-            return not self._only_given_python_literals(fn, name)
+            return not self._only_given_python_literals(fn, name) and not self.param_value(fn, name).is_python
         return False
 
     def _only_given_python_literals(self, fn: FunctionInfo, name: str) -> bool:
@@ -663,3 +678,436 @@ def self_attr_values(expr: cst.BaseExpression, fn: FunctionInfo | None) -> list[
     if owner is None or expr.value.value != owner.self_name:
         return None
     return list(owner.cls.init_attrs.get(expr.attr.value, ()))  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------------------
+# The value model: one abstract value per expression (see :mod:`.lattice`)
+
+#: builtins whose result is a Python value whatever they are given
+_PY_RESULT_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "isinstance", "issubclass", "hasattr",
+                                 "callable", "type", "id", "repr", "range", "enumerate", "zip", "list", "tuple",
+                                 "dict", "set", "frozenset", "sorted", "reversed", "format", "ord", "chr",
+                                 "hash", "divmod", "hex", "oct", "bin"})
+#: builtins whose result is a Python value when their arguments are
+_PY_IF_PY_BUILTINS = frozenset({"abs", "max", "min", "sum", "round", "pow", "any", "all"})
+#: modules whose functions return Python values (or NumPy values) when given Python values
+_PY_MODULES = ("math.", "numpy.", "random.", "os.", "time.", "datetime.", "json.", "re.", "string.",
+               "itertools.", "functools.", "collections.", "operator.", "statistics.", "fractions.")
+#: modules whose functions return Python values whatever they are given
+_ALWAYS_PY_MODULES = ("math.", "os.", "time.", "datetime.", "json.", "re.", "string.")
+#: attributes that are Python values (shapes, dtypes, names) on anything
+_PY_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "__class__", "__name__",
+                       "trainable", "built", "is_tensor_like"})
+_STATE_CONSTRUCTORS = (
+    ("tensorflow.Variable", "variable"), ("tensorflow.compat.v1.Variable", "variable"),
+    ("tensorflow.compat.v2.Variable", "variable"), ("tensorflow.TensorArray", "tensorarray"),
+    ("tensorflow.random.Generator", "generator"), ("tensorflow.data.", "dataset"),
+    ("tensorflow.Module", "module"), ("keras.layers.", "layer"), ("keras.Model", "layer"),
+    ("keras.models.", "layer"), ("keras.Sequential", "layer"), ("keras.optimizers.", "optimizer"),
+    ("keras.metrics.", "metric"), ("keras.losses.", "loss"),
+)
+_BOTTOM = lat.Value(lat.Kind(0))
+
+
+class ValueFlow:
+    """Mixed into :class:`SemanticModel`: :meth:`value_of` answers what an expression is,
+    following values through assignments, tuple unpacking, arithmetic, builtins and
+    ``math``/NumPy on Python values, ``self`` attributes set in ``__init__``/``build``,
+    function returns (one summary per function) and the arguments every call site in the
+    module binds. A Python value computed from a loop variable varies per iteration, and
+    the value says why. What the model cannot tell is :data:`lattice.UNKNOWN`."""
+
+    def value_of(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> lat.Value:
+        key = (id(expr), id(fn))
+        memo = self._values  # type: ignore[attr-defined]
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        if _depth > 24:
+            return lat.UNKNOWN
+        memo[key] = _BOTTOM  # a value defined through itself adds nothing to the join
+        v = self._value(expr, fn, _depth + 1)
+        memo[key] = v
+        return v
+
+    # ----------------------------------------------------------------- expressions
+
+    def _value(self, e: cst.BaseExpression, fn: FunctionInfo | None, d: int) -> lat.Value:
+        t = type(e)
+        if t is cst.Integer or t is cst.Float or t is cst.Imaginary or t is cst.SimpleString:
+            return lat.const(_literal_value(e))
+        if t is cst.ConcatenatedString:
+            return lat.CONST
+        if t is cst.FormattedString:
+            parts = [self.value_of(p.expression, fn, d) for p in e.parts  # type: ignore[attr-defined]
+                     if isinstance(p, cst.FormattedStringExpression)]
+            return _python_of(parts, lat.CONST) if all(p.is_python for p in parts if p.kind) else lat.OBJECT
+        if t is cst.Name:
+            return self._name_value(e.value, fn, d)  # type: ignore[attr-defined]
+        if t in (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp,
+                 cst.GeneratorExp, cst.Lambda):
+            return lat.OBJECT
+        if t is cst.UnaryOperation:
+            inner = self.value_of(e.expression, fn, d)  # type: ignore[attr-defined]
+            if isinstance(e.operator, cst.Not):  # type: ignore[attr-defined]
+                return inner if inner.is_tensor else _python_of([inner], lat.CONST) if inner.is_python else \
+                    lat.UNKNOWN
+            return self._combine([inner])
+        if t is cst.BinaryOperation:
+            return self._combine([self.value_of(e.left, fn, d), self.value_of(e.right, fn, d)])  # type: ignore
+        if t is cst.Comparison:
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in e.comparisons):  # type: ignore
+                return lat.CONST
+            return self._combine([self.value_of(e.left, fn, d)] +  # type: ignore[attr-defined]
+                                 [self.value_of(c.comparator, fn, d) for c in e.comparisons])  # type: ignore
+        if t is cst.BooleanOperation:
+            return self._combine([self.value_of(e.left, fn, d), self.value_of(e.right, fn, d)])  # type: ignore
+        if t is cst.IfExp:
+            return self.value_of(e.body, fn, d).join(self.value_of(e.orelse, fn, d))  # type: ignore
+        if t is cst.Attribute:
+            return self._attribute_value(e, fn, d)  # type: ignore[arg-type]
+        if t is cst.Subscript:
+            return self._subscript_value(e, fn, d)  # type: ignore[arg-type]
+        if t is cst.Call:
+            return self._call_value(e, fn, d)  # type: ignore[arg-type]
+        return lat.UNKNOWN
+
+    def _combine(self, parts: list[lat.Value]) -> lat.Value:
+        """Arithmetic and comparisons: Python in, Python out; a tensor operand makes a
+        tensor; anything else is unknown."""
+        parts = [p for p in parts if p.kind]
+        if not parts:
+            return _BOTTOM
+        if all(p.is_python for p in parts):
+            return _python_of(parts, lat.Value(lat.PYTHON))
+        if any(p.is_tensor for p in parts):
+            return lat.TENSOR
+        return lat.UNKNOWN
+
+    def _attribute_value(self, e: cst.Attribute, fn: FunctionInfo | None, d: int) -> lat.Value:
+        attr = e.attr.value
+        if attr in _PY_ATTRS:
+            return lat.OBJECT
+        q = self.qualified(e)  # type: ignore[attr-defined]
+        if q:
+            return lat.OBJECT  # a module's attribute: a dtype, a constant, a function or class
+        if fn is not None and isinstance(e.value, cst.Name):
+            owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+            if owner is not None and e.value.value == owner.self_name:
+                return self._self_attr_value(owner, attr, d)
+        return lat.UNKNOWN
+
+    def _self_attr_value(self, method: FunctionInfo, attr: str, d: int) -> lat.Value:
+        """``self.attr``: what ``__init__``/``build`` assigned to it, when that is all
+        (an attribute also assigned in other methods is unknown)."""
+        cls = method.cls
+        values = cls.init_attrs.get(attr) if cls is not None else None
+        if not values or cls is None:
+            return lat.UNKNOWN
+        init = cls.methods.get("__init__") or cls.methods.get("build")
+        return lat.join_all([self.value_of(v, init, d) for v in values])
+
+    def _subscript_value(self, e: cst.Subscript, fn: FunctionInfo | None, d: int) -> lat.Value:
+        base = e.value
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+            return lat.OBJECT  # a dimension: a Python int or None
+        v = self.value_of(base, fn, d)
+        if v.is_tensor:
+            return lat.TENSOR
+        if isinstance(base, cst.Name) and v.is_python:
+            _, values = self._bindings_of(base.value, fn)
+            if values and all(is_python_literal(x) for x in values):
+                return lat.OBJECT  # an element of a literal table
+        return lat.UNKNOWN
+
+    def _call_value(self, call: cst.Call, fn: FunctionInfo | None, d: int) -> lat.Value:
+        func = call.func
+        q = self.qualified(func)  # type: ignore[attr-defined]
+        if q:
+            return self._library_call_value(call, q, fn, d)
+        if isinstance(func, cst.Name) and self.is_builtin(func, func.value, fn):
+            args = [self.value_of(a.value, fn, d) for a in call.args]
+            if func.value in _PY_RESULT_BUILTINS:
+                return _python_of(args, lat.OBJECT)
+            if func.value in _PY_IF_PY_BUILTINS:
+                return _python_of(args, lat.OBJECT) if all(a.is_python for a in args if a.kind) else lat.UNKNOWN
+            return lat.UNKNOWN
+        if isinstance(func, cst.Attribute):
+            recv = self.value_of(func.value, fn, d)
+            if recv.is_python and func.attr.value in _STR_METHODS:
+                return _python_of([recv], lat.OBJECT)
+            if recv.is_tensor and func.attr.value == "numpy":
+                return lat.OBJECT
+        callee = self.resolve_callee(call, fn)  # type: ignore[attr-defined]
+        if callee is not None and callee.name != "__init__":
+            return self._user_call_value(call, callee, fn, d)  # type: ignore[arg-type]
+        return lat.UNKNOWN
+
+    def _library_call_value(self, call: cst.Call, names: set[str], fn: FunctionInfo | None, d: int) -> lat.Value:
+        for q in names:
+            for prefix, what in _STATE_CONSTRUCTORS:
+                if q == prefix or prefix.endswith(".") and q.startswith(prefix) and q[len(prefix):][:1].isupper():
+                    return lat.state(what)
+            if q.startswith(("tensorflow.data.", "tensorflow.compat.v2.data.")) and \
+                    q.rsplit(".", 1)[-1] in DATASET_ONLY_METHODS | {"range", "zip", "from_tensor_slices"}:
+                return lat.state("dataset")
+            if q.startswith(("tensorflow.", "keras.ops.", "keras.backend.")):
+                if q.rsplit(".", 1)[-1] in ("constant", "convert_to_tensor", "zeros", "ones", "cast", "range"):
+                    return lat.TENSOR
+                return lat.UNKNOWN  # most ops give a tensor: the tensor judgements decide
+            if q.startswith(_ALWAYS_PY_MODULES) or q in ("numpy.random.seed",):
+                return _python_of([self.value_of(a.value, fn, d) for a in call.args], lat.OBJECT)
+            if q.startswith(_PY_MODULES):
+                args = [self.value_of(a.value, fn, d) for a in call.args]
+                if all(a.is_python for a in args if a.kind):
+                    return _python_of(args, lat.OBJECT)
+        return lat.UNKNOWN
+
+    def _user_call_value(self, call: cst.Call, callee: FunctionInfo, fn: FunctionInfo | None,
+                         d: int) -> lat.Value:
+        """A call of a function of this module: its return summary; a Python result
+        computed from a varying argument varies too (``lr = schedule(epoch)``)."""
+        if callee.tf_function:
+            return lat.UNKNOWN
+        ret = self.returns_value(callee, d)
+        if not ret.is_python:
+            return ret if ret.is_tensor else lat.UNKNOWN
+        args = [self.value_of(a.value, fn, d) for a in call.args]
+        varying = next((a for a in args if a.varies), None)
+        if varying is not None:
+            line = self.line_of(call)  # type: ignore[attr-defined]
+            return lat.varying(f"{varying.why} through `{callee.name}()` at line {line}")
+        return ret
+
+    def element_of(self, e: cst.BaseExpression, path: tuple[int, ...], fn: FunctionInfo | None,
+                   d: int = 0) -> lat.Value:
+        """The value at ``path`` of what ``e`` unpacks into: an element of a tuple or list
+        display, of what a function of this module returns, or of a tensor (a tensor)."""
+        if not path:
+            return self.value_of(e, fn, d)
+        if d > 24 or path[0] < 0:
+            return lat.UNKNOWN
+        if isinstance(e, (cst.Tuple, cst.List)):
+            elems = e.elements
+            if any(isinstance(x, cst.StarredElement) for x in elems[:path[0] + 1]) or path[0] >= len(elems):
+                return lat.UNKNOWN
+            return self.element_of(elems[path[0]].value, path[1:], fn, d + 1)
+        if isinstance(e, cst.Call):
+            callee = self.resolve_callee(e, fn)  # type: ignore[attr-defined]
+            if callee is not None and not callee.tf_function and isinstance(callee.node, cst.FunctionDef) \
+                    and callee.returns:
+                return lat.join_all([self.element_of(r, path, callee, d + 1) for r in callee.returns])
+        whole = self.value_of(e, fn, d)
+        return lat.TENSOR if whole.is_tensor else lat.UNKNOWN
+
+    def returns_value(self, fn: FunctionInfo, _depth: int = 0) -> lat.Value:
+        """One summary per function: the join of what its ``return`` statements give
+        (with its parameters as every call site binds them). None when it returns nothing."""
+        memo = self._returns  # type: ignore[attr-defined]
+        hit = memo.get(id(fn))
+        if hit is not None:
+            return hit
+        memo[id(fn)] = _BOTTOM
+        if isinstance(fn.node, cst.Lambda):
+            values = [self.value_of(fn.node.body, fn, _depth)]
+        elif _is_generator(fn):
+            values = [lat.OBJECT]
+        else:
+            values = [self.value_of(r, fn, _depth) for r in fn.returns] or [lat.const(None)]
+        v = lat.join_all([x for x in values if x.kind] or [_BOTTOM])
+        memo[id(fn)] = v
+        return v
+
+    # ----------------------------------------------------------------- names
+
+    def _name_value(self, name: str, fn: FunctionInfo | None, d: int) -> lat.Value:
+        if name in ("True", "False", "None"):
+            return lat.const({"True": True, "False": False, "None": None}[name])
+        owner: FunctionInfo | None = None
+        for f in fn.scope_chain() if fn is not None else ():
+            if name in f.globals_:
+                break
+            if name in f.param_names or name in f.bound:
+                owner = f
+                break
+        if owner is None:
+            return self._module_name_value(name, d)
+        parts: list[lat.Value] = []
+        values = owner.assigns.get(name, ())
+        for v in values:
+            path = self.unpacked.get((id(v), name))  # type: ignore[attr-defined]
+            parts.append(self.value_of(v, owner, d) if path is None else self.element_of(v, path, owner, d))
+        for it, path in owner.loop_elems.get(name, ()):
+            parts.append(self._loop_element(name, it, path, owner, d))
+        if name in owner.param_names:
+            parts.append(self.param_value(owner, name, d))
+        if not values and name not in owner.loop_elems and name not in owner.param_names:
+            return lat.UNKNOWN  # bound by with/except/import/def
+        return self._name_join(name, parts, values, name in owner.loop_bound)
+
+    def _module_name_value(self, name: str, d: int) -> lat.Value:
+        if name in self.imports or name in self.module_functions or name in self.classes:  # type: ignore
+            return lat.OBJECT
+        values = self.module_assigns.get(name, ())  # type: ignore[attr-defined]
+        parts = [self.value_of(v, None, d) if (id(v), name) not in self.unpacked  # type: ignore[attr-defined]
+                 else self.element_of(v, self.unpacked[(id(v), name)], None, d)  # type: ignore[attr-defined]
+                 for v in values if not _is_unknown_marker(v)]
+        if any(_is_unknown_marker(v) for v in values) and name not in self.module_loop_elems:  # type: ignore
+            return lat.UNKNOWN
+        for it, path in self.module_loop_elems.get(name, ()):  # type: ignore[attr-defined]
+            parts.append(self._loop_element(name, it, path, None, d))
+        if not parts or name in self.globally_rebound:  # type: ignore[attr-defined]
+            return lat.UNKNOWN
+        return self._name_join(name, parts, values, name in self.module_loop_bound)  # type: ignore
+
+    def _name_join(self, name: str, parts: list[lat.Value], values, in_loop: bool) -> lat.Value:
+        v = lat.join_all([p for p in parts if p.kind] or [_BOTTOM])
+        if in_loop and v.is_python and any(mentions(x, {name}) for x in values):
+            # ``step += 1`` in a loop: a counter
+            return lat.varying(f"from `{name}`, updated in every iteration of a loop")
+        return v
+
+    def _loop_element(self, name: str, it: cst.BaseExpression, path: tuple[int, ...],
+                      fn: FunctionInfo | None, d: int) -> lat.Value:
+        """The value a ``for`` target takes: an element of a Python ``range``/list varies
+        per iteration; an element of a tensor or TensorFlow loop is a tensor."""
+        if fn is not None and fn.traced and self.iterates_tensors(it, fn):
+            return lat.TENSOR
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and self.is_builtin(it.func, it.func.value, fn):
+            args = [a.value for a in it.args if a.keyword is None]
+            b = it.func.value
+            if b == "range":
+                if all(self.value_of(a, fn, d).is_python for a in args):
+                    return lat.Value(lat.Kind.VARYING, why=f"from the loop variable `{name}`", count=_range_count(args))
+                return lat.UNKNOWN
+            if b == "enumerate" and args:
+                if path[:1] == (0,):
+                    return lat.varying(f"from the loop variable `{name}`")
+                if path[:1] == (1,):
+                    return self._loop_element(name, args[0], path[1:], fn, d)
+                return lat.UNKNOWN
+            if b == "zip" and path and 0 <= path[0] < len(args):
+                return self._loop_element(name, args[path[0]], path[1:], fn, d)
+            return lat.UNKNOWN
+        if isinstance(it, (cst.List, cst.Tuple, cst.Set)) and not path:
+            elems = [self.value_of(el.value, fn, d) for el in it.elements if isinstance(el, cst.Element)]
+            if elems and all(x.is_python for x in elems):
+                return lat.Value(lat.Kind.CONST | lat.Kind.VARYING, count=len(elems),
+                                 why=f"from the loop variable `{name}`")
+        return lat.UNKNOWN
+
+    def param_value(self, fn: FunctionInfo, name: str, _depth: int = 0) -> lat.Value:
+        """What parameter ``name`` of ``fn`` holds: ``self``, ``*args`` and ``**kwargs``
+        are Python objects; a parameter every call site of the module fills with a Python
+        value (or leaves at a Python default) holds a Python value, and a varying one if
+        one site gives a varying value; anything else is unknown."""
+        key = (id(fn), name)
+        memo = self._params  # type: ignore[attr-defined]
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        memo[key] = _BOTTOM
+        v = self._param_value(fn, name, _depth)
+        memo[key] = v
+        return v
+
+    def _param_value(self, fn: FunctionInfo, name: str, d: int) -> lat.Value:
+        if name == fn.self_name or (fn.cls is not None and name == "cls" and fn.params and
+                                    fn.params[0].name.value == "cls"):
+            return lat.OBJECT
+        param = next((p for p in fn.params if p.name.value == name), None)
+        if param is None:
+            return lat.UNKNOWN
+        if param.star in ("*", "**"):
+            return lat.OBJECT
+        if fn.root_reason is not None and not fn.tf_function:
+            return lat.UNKNOWN  # Keras and tf.data call it with tensors, never this module
+        constructor = fn.name == "__init__" and fn.cls is not None
+        sites = self.constructor_sites(fn.cls) if constructor else self.call_sites(fn)  # type: ignore[arg-type]
+        if not sites:
+            # objects are built eagerly from configuration: a constructor's parameters
+            # are Python values or other objects (layers, optimizers), not tensors
+            return lat.Value(lat.PYTHON | lat.Kind.STATE) if constructor else lat.UNKNOWN
+        parts: list[lat.Value] = []
+        for call, ctx in sites:
+            bound = self.bound_args(call, fn, constructor=constructor)  # type: ignore[attr-defined]
+            if bound is None:
+                return lat.UNKNOWN
+            arg = bound.get(name)
+            if arg is None:
+                if param.default is None:
+                    return lat.UNKNOWN
+                parts.append(self.value_of(param.default, None, d))
+            else:
+                parts.append(self.value_of(arg.value, ctx.fn, d))
+        v = lat.join_all([p for p in parts if p.kind] or [_BOTTOM])
+        if constructor and not v.may_be_tensor:
+            return v
+        return v if v.is_python else lat.UNKNOWN
+
+    def constructor_sites(self, cls) -> list[tuple[cst.Call, Ctx]]:
+        """``Net(...)`` calls of a module-level class of this module."""
+        if self.classes.get(cls.name) is not cls:  # type: ignore[attr-defined]
+            return []
+        return [(c, ctx) for c, ctx in self.all_calls  # type: ignore[attr-defined]
+                if isinstance(c.func, cst.Name) and c.func.value == cls.name]
+
+    def call_sites(self, fn: FunctionInfo) -> list[tuple[cst.Call, Ctx]]:
+        """Every call of ``fn`` in this module (plain, ``self.method``, or through a name
+        bound to ``tf.function(fn)``), with its context."""
+        if self._all_sites is None:  # type: ignore[attr-defined]
+            sites: dict[int, list[tuple[cst.Call, Ctx]]] = {}
+            for call, ctx in self.all_calls:  # type: ignore[attr-defined]
+                callee = self.resolve_callee(call, ctx.fn)  # type: ignore[attr-defined]
+                if callee is not None:
+                    sites.setdefault(id(callee), []).append((call, ctx))
+            self._all_sites = sites
+        return self._all_sites.get(id(fn), [])  # type: ignore[union-attr]
+
+
+_STR_METHODS = frozenset({"format", "join", "lower", "upper", "strip", "split", "replace", "startswith",
+                          "endswith", "get", "keys", "items", "values", "copy", "index", "count"})
+
+
+def _python_of(parts: list[lat.Value], default: lat.Value) -> lat.Value:
+    """The Python result of combining values into a Python value (arithmetic on Python
+    values, a builtin, ``math``): constant if all parts are constants, varying (and why)
+    if one part varies, ``default`` if all are Python, else some Python value."""
+    parts = [p for p in parts if p.kind]
+    if parts and all(p.kind == lat.Kind.CONST for p in parts):
+        return lat.CONST
+    varying = next((p for p in parts if p.varies and p.why), None)
+    if varying is not None:
+        return lat.Value(lat.Kind.VARYING, why=varying.why,
+                         count=varying.count if len(parts) == 1 else None)
+    if all(p.is_python for p in parts):
+        return default
+    return lat.Value(lat.PYTHON)
+
+
+def _literal_value(e: cst.BaseExpression) -> object:
+    try:
+        return e.evaluated_value  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a literal libcst cannot evaluate is still a constant
+        return None
+
+
+def _is_unknown_marker(v: cst.BaseExpression) -> bool:
+    return isinstance(v, cst.Name) and v.value == "__unknown__"
+
+
+def _range_count(args: list[cst.BaseExpression]) -> int | None:
+    if all(isinstance(a, cst.Integer) for a in args) and 1 <= len(args) <= 3:
+        vals = [int(a.value, 0) for a in args]  # type: ignore[attr-defined]
+        if len(vals) == 1:
+            return vals[0]
+        step = vals[2] if len(vals) == 3 else 1
+        return max(0, (vals[1] - vals[0]) // (step or 1))
+    return None
+
+
+def _is_generator(fn: FunctionInfo) -> bool:
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    return any(isinstance(n, (cst.Yield,)) for n in walk_scope(node.body))
