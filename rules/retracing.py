@@ -97,7 +97,7 @@ class PythonScalarArgument(Rule):
 
     CODE = "TFL401"
     NAME = "python-scalar-argument"
-    MESSAGE = ("`{arg}` is a Python value that changes per call: `{fn}` traces a new graph for every value; "
+    MESSAGE = ("`{arg}` is a Python value that changes per call{why}: `{fn}` traces a new graph for every value; "
                "pass a tensor (`tf.constant(...)`) or set an input_signature")
     SEVERITY = Severity.PERF
     TRACED_ONLY = False
@@ -120,6 +120,22 @@ for step in range(1000):
     train_step(tf.constant(1.0), tf.constant(step))
 for i in range(3):
     train_step(tf.constant(1.0), i)     # three graphs, on purpose
+''',
+        '''import tensorflow as tf
+
+BASE_LR = 0.01
+
+def schedule(epoch):
+    return BASE_LR * 0.9 ** epoch
+
+@tf.function
+def train_step(x, lr):
+    return x * lr
+
+for epoch in range(100):
+    lr = schedule(5)                    # the same value in every iteration
+    train_step(tf.constant(1.0), lr)
+train_step(tf.constant(1.0), epoch)     # called once, after the loop
 ''',
     )
     INVALID = (
@@ -153,6 +169,22 @@ def resize(x, size):
 a = resize(tf.zeros([1, 8, 8, 3]), 32)  # TFL401
 b = resize(tf.zeros([1, 8, 8, 3]), 64)  # TFL401
 c = resize(tf.zeros([1, 8, 8, 3]), 128)  # TFL401
+''',
+        '''import tensorflow as tf
+from tqdm import tqdm
+
+BASE_LR = 0.01
+
+def schedule(epoch):
+    return BASE_LR * 0.9 ** epoch
+
+@tf.function
+def train_step(x, lr):
+    return x * lr
+
+for epoch in tqdm(range(100)):
+    lr = schedule(epoch)
+    train_step(tf.constant(1.0), lr)  # TFL401
 ''',
     )
     FIXED = (
@@ -204,14 +236,14 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
                 if lit is not None:
                     literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee))
                     continue
-                name = PythonScalarArgument._varying_name(value, ctx)
-                if name is not None:
-                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name), ctx=None,
+                why = self._varies(value, ctx)
+                if why is not None:
+                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=why), ctx=None,
                                 fix=self._fix(value, ctx))
         for sites in literal_sites.values():
             if len({lit for _, lit, _, _ in sites}) >= LITERAL_VARIANTS:
                 for value, lit, ctx, callee in sites:
-                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name),
+                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
                                 fix=self._fix(value, ctx))
 
     def _fix(self, value: cst.BaseExpression, ctx: Ctx):
@@ -226,65 +258,20 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
         return self.replace(value, new, safe=False, imports=imports,
                             title=f"Pass `{alias}.constant({_code(inner)})`")
 
-    @staticmethod
-    def _varying_name(value: cst.BaseExpression, ctx: Ctx) -> str | None:
-        """A name in ``value`` that changes on every iteration of an enclosing loop."""
-        names = _names_in(value)
-        if not names:
+    def _varies(self, value: cst.BaseExpression, ctx: Ctx) -> str | None:
+        """Why ``value``, passed in a loop, is a Python value that changes from call to
+        call (" (from the loop variable `epoch` through `schedule()` at line 41)"; "" when
+        the value is that loop variable itself), or None. Loops over at most
+        ``SMALL_LOOP`` values trace a handful of graphs on purpose."""
+        if next(ctx.loops(), None) is None:
             return None
-        for loop in ctx.loops():
-            node = loop.node
-            if isinstance(node, cst.For):
-                targets = _loop_counter_targets(node)
-                hit = names & targets
-                if hit:
-                    return next(iter(hit))
-            for n in names:
-                if _is_counter(node, n):
-                    return n
-        return None
-
-
-def _loop_counter_targets(node: cst.For) -> set[str]:
-    it = node.iter
-    bound = _range_bound(it)
-    if bound is not None and bound <= SMALL_LOOP:
-        return set()
-    if isinstance(it, cst.Call):
-        fname = dotted_name(it.func) or ""
-        if fname in _RANGE_LIKE and isinstance(node.target, cst.Name):
-            return {node.target.value}
-        if fname in ("enumerate",) and isinstance(node.target, cst.Tuple) and node.target.elements:
-            first = node.target.elements[0].value
-            if isinstance(first, cst.Name):
-                return {first.value}
-    return set()
-
-
-def _is_counter(loop: cst.CSTNode, name: str) -> bool:
-    """``name += <number>`` directly in the loop body."""
-    body = getattr(loop, "body", None)
-    stmts = getattr(body, "body", ())
-    for s in stmts:
-        if isinstance(s, cst.SimpleStatementLine):
-            for small in s.body:
-                if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and \
-                        small.target.value == name and isinstance(small.value, (cst.Integer, cst.Float)):
-                    return True
-    return False
-
-
-def _names_in(value: cst.BaseExpression) -> set[str]:
-    """Names a scalar expression is computed from: ``step``, ``lr * step``, ``int(step)``."""
-    if isinstance(value, cst.Name):
-        return {value.value} if value.value not in ("True", "False", "None") else set()
-    if isinstance(value, cst.BinaryOperation):
-        return _names_in(value.left) | _names_in(value.right)
-    if isinstance(value, cst.UnaryOperation):
-        return _names_in(value.expression)
-    if isinstance(value, cst.Call) and dotted_name(value.func) in ("int", "float", "str", "bool") and value.args:
-        return _names_in(value.args[0].value)
-    return set()
+        v = self.sem.value_of(value, ctx.fn)
+        if not v.varies or v.count is not None and v.count <= SMALL_LOOP:
+            return None
+        why = v.why or ""
+        if isinstance(value, cst.Name) and why == f"from the loop variable `{value.value}`":
+            return ""
+        return f" ({why})" if why else ""
 
 
 def _literal(value: cst.BaseExpression) -> str | None:
@@ -544,7 +531,7 @@ def run(batches):
             for a in node.args:
                 if isinstance(a.value, (cst.List, cst.Tuple, cst.Dict)):
                     elements = [e.value for e in getattr(a.value, "elements", ())]
-                    if any(PythonScalarArgument._varying_name(e, ctx) for e in elements):
+                    if any(sem.value_of(e, ctx.fn).varies for e in elements):
                         self.report(a.value, self.MESSAGE.format(
                             what="a new container of changing Python numbers", fn=callee.name,
                             advice="pass a tensor (`tf.constant([...])`)"))

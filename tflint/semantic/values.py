@@ -973,13 +973,18 @@ class ValueFlow:
         per iteration; an element of a tensor or TensorFlow loop is a tensor."""
         if fn is not None and fn.traced and self.iterates_tensors(it, fn):
             return lat.TENSOR
+        if isinstance(it, cst.Call):
+            q = self.qualified(it.func)  # type: ignore[attr-defined]
+            args = [a.value for a in it.args if a.keyword is None]
+            if q & _PROGRESS_BARS and args:
+                return self._loop_element(name, args[0], path, fn, d)  # tqdm(range(n))
+            if q & _PROGRESS_RANGES:
+                return lat.Value(lat.Kind.VARYING, why=f"from the loop variable `{name}`", count=_range_count(args))
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and self.is_builtin(it.func, it.func.value, fn):
             args = [a.value for a in it.args if a.keyword is None]
             b = it.func.value
-            if b == "range":
-                if all(self.value_of(a, fn, d).is_python for a in args):
-                    return lat.Value(lat.Kind.VARYING, why=f"from the loop variable `{name}`", count=_range_count(args))
-                return lat.UNKNOWN
+            if b == "range":  # Python ints, whatever the bounds (a tensor loop is seen above)
+                return lat.Value(lat.Kind.VARYING, why=f"from the loop variable `{name}`", count=_range_count(args))
             if b == "enumerate" and args:
                 if path[:1] == (0,):
                     return lat.varying(f"from the loop variable `{name}`")
@@ -1065,6 +1070,8 @@ class ValueFlow:
         return self._all_sites.get(id(fn), [])  # type: ignore[union-attr]
 
 
+_PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+_PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 _STR_METHODS = frozenset({"format", "join", "lower", "upper", "strip", "split", "replace", "startswith",
                           "endswith", "get", "keys", "items", "values", "copy", "index", "count"})
 
