@@ -375,3 +375,33 @@ def test_tf_function_wrappers_from_tflint_config(project: Path) -> None:
 
     assert codes() == ["TFL101"]
     assert codes("--tf-function-wrappers", "other") == []
+
+
+def test_keras_version_from_tflint_config(project: Path) -> None:
+    """``keras-version = "2"`` in [tool.tflint] reaches the flake8 plugin: under Keras 2,
+    fit converts train_step with AutoGraph, so a Python `if` on a tensor there is fine."""
+    (project / "m.py").write_text(KERAS3_STEP)
+
+    def codes() -> list[str]:
+        proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFL", "m.py"],
+                              capture_output=True, text=True, cwd=project, timeout=120)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return [line.split()[1] for line in proc.stdout.splitlines()]
+
+    assert codes() == ["TFL202"]
+    (project / "pyproject.toml").write_text('[tool.tflint]\nkeras-version = "2"\n')
+    assert codes() == []
+
+
+KERAS3_STEP = """import keras
+import tensorflow as tf
+
+
+class Model(keras.Model):
+    def train_step(self, data):
+        x, y = data
+        loss = tf.reduce_mean(tf.square(self(x) - y))
+        if loss > 10.0:
+            loss = loss / 10.0
+        return {"loss": loss}
+"""

@@ -306,6 +306,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAMES",
         help="decorators that wrap a function in tf.function (comma separated)",
     )
+    g.add_argument(
+        "--keras-version",
+        choices=("auto", "2", "3"),
+        help="which Keras runs the models: Keras 3 does not AutoGraph-convert train_step or "
+        "Layer.call (default: auto, from the imports)",
+    )
     g = check.add_argument_group("fixes")
     g.add_argument(
         "--fix",
@@ -407,6 +413,7 @@ def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
         "extend-exclude": args.extend_exclude,
         "force-exclude": args.force_exclude,
         "tf-function-wrappers": args.tf_function_wrappers,
+        "keras-version": args.keras_version,
     }
 
 

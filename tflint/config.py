@@ -22,6 +22,10 @@ class Settings:
     #: extra decorators (dotted names as written or fully qualified) that wrap a
     #: function in tf.function, e.g. "common.function" or "my_pkg.utils.compiled"
     tf_function_wrappers: list[str] = field(default_factory=list)
+    #: which Keras runs the code's models: "auto" (from the imports: ``keras`` and, from
+    #: TensorFlow 2.16 on, ``tf.keras`` are Keras 3 unless the module imports ``tf_keras``),
+    #: "2" (tf-keras, or TensorFlow <= 2.15) or "3"
+    keras_version: str = "auto"
     #: glob -> codes, applied by the front-end after linting
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
@@ -43,6 +47,7 @@ KNOWN_KEYS = (
     "extend-exclude",
     "force-exclude",
     "tf-function-wrappers",
+    "keras-version",
 )
 
 #: folders skipped when recursing, unless ``exclude`` replaces the list (as in flake8
@@ -336,6 +341,11 @@ def settings_from_mapping(raw: Mapping[str, Any], where: str, base_dir: str) -> 
         kw["tf_function_wrappers"] = _as_list(
             raw["tf-function-wrappers"], "tf-function-wrappers", where
         )
+    if "keras-version" in raw and raw["keras-version"] is not None:
+        value = str(raw["keras-version"]).strip().lower()
+        if value not in ("auto", "2", "3"):
+            raise ConfigError(f"{where}: keras-version must be auto, 2 or 3, not {raw['keras-version']!r}")
+        kw["keras_version"] = value
     return kw
 
 
@@ -383,6 +393,8 @@ def resolve_settings(
             parsed_cli["per_file_ignores"] = merge_per_file_ignores(entries, cwd)
         elif key == "force-exclude":
             parsed_cli["force_exclude"] = bool(value)
+        elif key == "keras-version":
+            parsed_cli["keras_version"] = value
         else:
             items = (
                 split_list(value)

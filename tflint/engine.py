@@ -242,7 +242,8 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
                 raise TypeError(f"{rc.__name__}: no libcst node type {type_name!r}")
             handlers_by_type.setdefault(t, [])
     events: list[tuple[cst.CSTNode, semantic.Ctx]] = []
-    sem = semantic.build(module, path, settings.tf_function_wrappers, handlers_by_type, events)
+    sem = semantic.build(module, path, settings.tf_function_wrappers, handlers_by_type, events,
+                         keras_version=settings.keras_version)
 
     instances = [rc(sem, sink) for rc in rule_classes]
     for inst in instances:

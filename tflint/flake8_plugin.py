@@ -30,9 +30,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import Any, ClassVar, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Sequence
 
 from tflint import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tflint.config import Settings
 
 LOG = logging.getLogger(__name__)
 
@@ -48,6 +51,8 @@ class Plugin:
 
     #: from ``--tf-function-wrappers`` in flake8's options or tflint's own config
     tf_function_wrappers: ClassVar[list[str]] = []
+    #: ``keras-version`` from tflint's own config
+    keras_version: ClassVar[str] = "auto"
 
     def __init__(self, tree: Any, lines: Sequence[str] | None = None, filename: str = "stdin"):
         # ``tree`` is flake8's ast.Module: its name tells flake8 what we are, and its
@@ -86,9 +91,11 @@ class Plugin:
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
         wrappers = getattr(options, "tf_function_wrappers", None)
+        own = _tflint_config()
         if wrappers is None:
-            wrappers = _wrappers_from_tflint_config()
+            wrappers = list(own.tf_function_wrappers) if own is not None else []
         cls.tf_function_wrappers = [w for w in (wrappers or []) if w]
+        cls.keras_version = own.keras_version if own is not None else "auto"
 
     # ------------------------------------------------------------------ checking
 
@@ -104,7 +111,8 @@ class Plugin:
         from tflint.engine import lint_source
 
         source = "".join(self.lines)
-        settings = Settings(select=["TFL"], tf_function_wrappers=list(self.tf_function_wrappers))
+        settings = Settings(select=["TFL"], tf_function_wrappers=list(self.tf_function_wrappers),
+                            keras_version=self.keras_version)
         for d in lint_source(source, self.filename, settings, python_parsed=self.python_parsed):
             yield (max(d.line, 1), max(d.column, 0), f"{d.code} {d.message}", type(self))
 
@@ -119,15 +127,15 @@ def _internal_error(e: BaseException, plugin: type) -> Result:
     )
 
 
-def _wrappers_from_tflint_config() -> list[str]:
-    """``tf-function-wrappers`` from ``[tool.tflint]`` / ``[tflint]`` found from the
-    current directory, as ``tflint check`` finds it, so both front-ends see the same
-    traced code. A broken config is logged, not raised (flake8 would abort)."""
+def _tflint_config() -> "Settings | None":
+    """``[tool.tflint]`` / ``[tflint]`` found from the current directory, as ``tflint
+    check`` finds it, so both front-ends see the same traced code (``tf-function-wrappers``,
+    ``keras-version``). A broken config is logged, not raised (flake8 would abort)."""
     try:
         from tflint.config import resolve_settings
 
         settings, _ = resolve_settings({})
-        return list(settings.tf_function_wrappers)
+        return settings
     except Exception as e:
         LOG.warning("tflint: ignoring the tflint config: %s", e)
-        return []
+        return None

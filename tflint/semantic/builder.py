@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator
 import libcst as cst
 
 from tflint.semantic.model import SemanticModel
-from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, PY_FUNCTION_NAMES, dotted_name, target_names
+from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, dotted_name, target_names
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 
 # The walk
@@ -58,10 +58,11 @@ def _fields(t: type) -> tuple[str, ...]:
 
 def build(module: cst.Module, path: str, wrappers: Iterable[str],
           interests: dict[type, list[Callable]] | None = None,
-          events: list | None = None) -> SemanticModel:
+          events: list | None = None, keras_version: str = "auto") -> SemanticModel:
     """Walk the module once, build the model and record ``(node, ctx)`` for every node
-    whose type is in ``interests`` into ``events``. Then finalize traced code."""
-    sem = SemanticModel(module=module, path=path, wrappers=frozenset(wrappers))
+    whose type is in ``interests`` into ``events``. Then finalize traced code.
+    ``keras_version`` ("auto", "2" or "3") says which Keras runs the module's models."""
+    sem = SemanticModel(module=module, path=path, wrappers=frozenset(wrappers), keras_version=keras_version)
     _Builder(sem, interests or {}, events if events is not None else []).run()
     _finalize(sem)
     return sem
@@ -349,6 +350,7 @@ def _has_kw(call: cst.Call | None, name: str) -> bool:
 
 def _finalize(sem: SemanticModel) -> None:
     """Mark graph roots, then close over callees and nested functions."""
+    py_wrappers = _py_function_wrappers(sem)
     # 1. decorators
     for fn in sem.functions:
         if isinstance(fn.node, cst.FunctionDef):
@@ -358,6 +360,8 @@ def _finalize(sem: SemanticModel) -> None:
                     fn.tf_function = True
                     fn.root_reason = "tf.function"
                     fn.has_input_signature = _has_kw(call, "input_signature")
+                elif sem.resolves_to(expr, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, expr, py_wrappers):
+                    fn.py_function_target = True  # @tf.py_function(Tout=...), @numpy_op
     # 2. wrapping calls and tf.data / py_function arguments
     for call, ctx in sem.all_calls:
         func = call.func
@@ -369,7 +373,11 @@ def _finalize(sem: SemanticModel) -> None:
                 if _has_kw(call, "input_signature") or len(call.args) > 1 and call.args[1].keyword is None:
                     target.has_input_signature = True
             continue
-        if sem.resolves_to(func, PY_FUNCTION_NAMES):
+        if sem.resolves_to(func, RUN_EAGERLY_NAMES) and ctx.fn is None and call.args and \
+                isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True":
+            sem.functions_run_eagerly = True
+            continue
+        if sem.resolves_to(func, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, func, py_wrappers):
             for a in call.args:
                 if a.keyword is None or a.keyword.value in ("func", "f"):
                     t = _callable_target(sem, a.value, ctx)
@@ -384,15 +392,18 @@ def _finalize(sem: SemanticModel) -> None:
                 t = _callable_target(sem, arg, ctx)
                 if t is not None and t.root_reason is None:
                     t.root_reason = f"passed to `Dataset.{func.attr.value}`, which always traces it as a graph"
-    # 3. Keras *_step overrides
+    # 3. Keras *_step overrides, unless the module only ever calls them itself
+    called_directly = _steps_called_only_directly(sem)
     for cls in sem.classes.values():
         if any(m in cls.methods for m in KERAS_STEP_METHODS) and sem.is_keras_model_class(cls):
             for m in KERAS_STEP_METHODS:
                 f = cls.methods.get(m)
-                if f is not None and f.root_reason is None:
-                    f.root_reason = "which Keras runs under tf.function"
-    # 4. closure over calls and nesting
-    work = [f for f in sem.functions if f.root_reason is not None and not f.py_function_target]
+                if f is not None and f.root_reason is None and m not in called_directly:
+                    f.root_reason = KERAS_STEP_REASON
+    # 4. closure over calls and nesting; with ``tf.config.run_functions_eagerly(True)`` at
+    # module level, tf.functions and Keras steps run as Python: only tf.data still traces
+    work = [f for f in sem.functions if f.root_reason is not None and not f.py_function_target and
+            not (sem.functions_run_eagerly and (f.root_reason == "tf.function" or f.root_reason == KERAS_STEP_REASON))]
     for f in work:
         f.traced = True
     while work:
@@ -417,6 +428,52 @@ def _finalize(sem: SemanticModel) -> None:
         # contexts cached before all roots were known must be recomputed
     for _, ctx in sem.all_calls:
         ctx._traced = None
+
+
+#: the Keras entry point that runs each step method under tf.function
+_STEP_ENTRY = {"train_step": ("fit",), "test_step": ("fit", "evaluate"), "predict_step": ("predict",)}
+
+
+def _steps_called_only_directly(sem: SemanticModel) -> set[str]:
+    """Step methods the module calls itself (``model.train_step(batch)`` in a Python loop)
+    and never through the Keras method that traces them (``fit``): they run eagerly."""
+    direct: set[str] = set()
+    entries: set[str] = set()
+    for call, ctx in sem.all_calls:
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            in_class = ctx.fn is not None and any(f.cls is not None for f in ctx.fn.scope_chain())
+            if name in _STEP_ENTRY and not in_class:
+                direct.add(name)  # ``model.train_step(batch)`` from a script or a plain function
+            elif name in ("fit", "evaluate", "predict"):
+                entries.add(name)
+    return {m for m in direct if not entries.intersection(_STEP_ENTRY[m])}
+
+
+def _py_function_wrappers(sem: SemanticModel) -> set[str]:
+    """Module functions that wrap the function they are given in ``tf.py_function`` /
+    ``tf.numpy_function`` (``def numpy_op(f): return lambda x: tf.numpy_function(f, [x], ...)``):
+    what they wrap runs as Python, eagerly, never traced."""
+    out: set[str] = set()
+    for name, fn in sem.module_functions.items():
+        if not fn.params or fn.params[0].star:
+            continue
+        first = fn.params[0].name.value
+        todo = [fn]
+        while todo:
+            f = todo.pop()
+            todo.extend(f.nested)
+            for call, _ in f.calls:
+                if sem.resolves_to(call.func, PY_FUNCTION_NAMES):
+                    arg = next((a for a in call.args if a.keyword is None or a.keyword.value in ("func", "f")), None)
+                    if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == first:
+                        out.add(name)
+    return out
+
+
+def _is_py_function_wrapper(sem: SemanticModel, expr: cst.BaseExpression, wrappers: set[str]) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in wrappers and expr.value in sem.module_functions
 
 
 def _dataset_fn_arg(call: cst.Call, pos: int | None) -> cst.BaseExpression | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tflint.semantic.names import INIT_SCOPE_NAMES, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test
+from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import code
 
@@ -66,8 +66,9 @@ class ExecutionJudgements:
 
     def loop_is_tensorflow(self, loop: cst.For | cst.While, fn: FunctionInfo | None) -> bool:
         """A loop AutoGraph turns into a graph loop (``tf.while_loop`` or a Dataset
-        loop); every other loop in traced code is Python and is unrolled while tracing."""
-        if fn is None or not fn.traced:
+        loop); every other loop in traced code is Python and is unrolled while tracing.
+        Without AutoGraph (``autograph=False``, a Keras 3 step) no loop is converted."""
+        if fn is None or not fn.traced or self.autograph_off(fn):
             return False
         if isinstance(loop, cst.For):
             return self.iterates_tensors(loop.iter, fn)
@@ -142,6 +143,9 @@ class ExecutionJudgements:
                         return True
                     if isinstance(a, cst.Lambda) and a is f.node:
                         return True
+            if f.root_reason == KERAS_STEP_REASON:
+                # Keras 3 runs the steps through a function marked do_not_convert
+                return f.cls is not None and self.is_keras3_layer_class(f.cls)
             if f.root_reason is not None:
                 return False
             if f.via is not None:
@@ -152,6 +156,9 @@ class ExecutionJudgements:
                 return False
         return False
 
+    def _imports_tf_keras(self) -> bool:
+        return any(q == "tf_keras" or q.startswith("tf_keras.") for qs in self.imports.values() for q in qs)
+
     def raw_qualified(self, expr: cst.BaseExpression) -> set[str]:
         d = dotted_name(expr)
         if d is None:
@@ -161,11 +168,15 @@ class ExecutionJudgements:
 
     def is_keras3_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:
         """A subclass of a Keras 3 layer or model: ``keras.*`` or, in TF >= 2.16,
-        ``tf.keras.*`` (``tf_keras`` is Keras 2 and runs AutoGraph on ``call``)."""
-        if id(cls) in _seen:
+        ``tf.keras.*`` (``tf_keras`` is Keras 2 and runs AutoGraph on ``call`` and the
+        steps). ``keras-version = 2`` in the config makes every class Keras 2; in "auto",
+        a module that imports ``tf_keras`` uses it as ``tf.keras`` too."""
+        if id(cls) in _seen or self.keras_version == "2":
             return False
         for b in cls.bases:
             for q in self.raw_qualified(b):
+                if q.startswith("tensorflow.keras.") and self.keras_version == "auto" and self._imports_tf_keras():
+                    continue
                 if q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS):
                     last = q.rsplit(".", 1)[-1]
                     mod = q.rsplit(".", 1)[0]

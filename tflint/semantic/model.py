@@ -21,6 +21,10 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     module: cst.Module
     path: str
     wrappers: frozenset[str] = frozenset()
+    #: which Keras runs the module's models: "auto" (from the imports), "2" or "3"
+    keras_version: str = "auto"
+    #: ``tf.config.run_functions_eagerly(True)`` at module level
+    functions_run_eagerly: bool = False
     #: local name -> qualified names it may stand for (several for conditional imports)
     imports: dict[str, set[str]] = field(default_factory=dict)
     functions: list[FunctionInfo] = field(default_factory=list)

@@ -39,6 +39,11 @@ KERAS_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Seque
                                "keras.engine.training.Model", "keras.src.models.model.Model",
                                "keras.src.engine.training.Model"})
 KERAS_STEP_METHODS = ("train_step", "test_step", "predict_step")
+#: why a Keras step method is traced (and how the model recognises one)
+KERAS_STEP_REASON = "which Keras runs under tf.function"
+#: ``tf.config.run_functions_eagerly`` in its spellings
+RUN_EAGERLY_NAMES = frozenset({"tensorflow.config.run_functions_eagerly",
+                               "tensorflow.config.experimental_run_functions_eagerly"})
 DATASET_METHODS = {"map": 0, "filter": 0, "flat_map": 0, "interleave": 0, "reduce": 1, "scan": 1,
                    "group_by_window": None, "parallel_interleave": 0}
 #: methods only tf.data datasets have; a receiver chain containing one is a dataset

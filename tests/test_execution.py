@@ -1,0 +1,135 @@
+"""The execution model: when a line runs (traced, eager, or as Python inside a graph).
+
+Each case was checked on TensorFlow 2.21 with Keras 3.15 where it says what TensorFlow
+does; the tests hold the linter to it."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tflint.config import ConfigError, Settings, resolve_settings
+from tflint.engine import lint_source
+
+
+def codes(src: str, **settings) -> list[tuple[int, str]]:
+    diags = lint_source(textwrap.dedent(src), "t.py", Settings(**settings))
+    return [(d.line, d.code) for d in diags]
+
+
+KERAS3_STEP = """\
+    import keras
+    import tensorflow as tf
+
+
+    class Model(keras.Model):
+        def train_step(self, data):
+            x, y = data
+            loss = tf.reduce_mean(tf.square(self(x) - y))
+            if loss > 10.0:
+                loss = loss / 10.0
+            for i in tf.range(3):
+                loss = loss + 0.0
+            return {"loss": loss}
+    """
+
+
+def test_keras3_train_step_is_not_converted() -> None:
+    # TF 2.21 + Keras 3.15: fit raises OperatorNotAllowedInGraphError on both lines
+    assert codes(KERAS3_STEP) == [(9, "TFL202"), (11, "TFL203")]
+
+
+def test_keras2_train_step_is_converted() -> None:
+    assert codes(KERAS3_STEP, keras_version="2") == []
+    legacy = KERAS3_STEP.replace("import keras\n", "import tf_keras as keras\n")
+    assert codes(legacy) == []
+
+
+def test_tf_keras_import_makes_tf_keras_keras2_in_auto_mode() -> None:
+    src = KERAS3_STEP.replace("import keras\n", "import tf_keras\n").replace("keras.Model", "tf.keras.Model")
+    assert codes(src) == []
+    assert codes(src.replace("import tf_keras\n", "import os\n")) == [(9, "TFL202"), (11, "TFL203")]
+
+
+def test_keras_version_config_is_validated(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint]\nkeras-version = "4"\n')
+    with pytest.raises(ConfigError, match="keras-version"):
+        resolve_settings({}, cwd=str(tmp_path))
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint]\nkeras-version = 2\n')
+    assert resolve_settings({}, cwd=str(tmp_path))[0].keras_version == "2"
+    assert resolve_settings({"keras-version": "3"}, cwd=str(tmp_path))[0].keras_version == "3"
+
+
+def test_py_function_decorator_form_runs_eagerly() -> None:
+    src = """\
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.numpy_function(Tout=tf.float32)
+        def jitter(x):
+            return x + np.random.uniform()
+
+        @tf.function
+        def f(x):
+            return jitter(x)
+        """
+    assert codes(src) == []
+
+
+def test_user_wrapper_around_py_function_runs_eagerly() -> None:
+    src = """\
+        import numpy as np
+        import tensorflow as tf
+
+        def numpy_op(fn):
+            def wrapper(x):
+                return tf.numpy_function(fn, [x], tf.float32)
+            return wrapper
+
+        @numpy_op
+        def jitter(x):
+            print("sampling")
+            return x + np.random.uniform()
+
+        ds = tf.data.Dataset.range(3).map(numpy_op(lambda x: x + np.random.uniform()))
+        """
+    assert codes(src) == []
+
+
+def test_run_functions_eagerly_at_module_level() -> None:
+    src = """\
+        import tensorflow as tf
+
+        tf.config.run_functions_eagerly(True)
+
+        @tf.function
+        def f(x):
+            print(x)
+            return x
+
+        ds = tf.data.Dataset.range(3).map(lambda x: print(x) or x)
+        """
+    # tf.data still traces its callables as graphs
+    assert codes(src) == [(10, "TFL101")]
+    assert codes(src.replace("(True)", "(False)")) == [(7, "TFL101"), (10, "TFL101")]
+
+
+def test_train_step_called_directly_runs_eagerly() -> None:
+    src = """\
+        import keras
+        import tensorflow as tf
+
+
+        class Model(keras.Model):
+            def train_step(self, data):
+                print("step", data)
+                return {}
+
+
+        model = Model()
+        for batch in [1, 2]:
+            model.train_step(batch)
+        """
+    assert codes(src) == []
+    assert codes(src + "model.fit([1, 2])\n") == [(7, "TFL101")]
