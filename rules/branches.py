@@ -255,6 +255,16 @@ def checked(x, strict=False):
         return x
     tf.debugging.assert_all_finite(x, "x")
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def train_one_epoch(model, optimizer, loss_fn, ds):
+    for x, y in ds:
+        with tf.GradientTape() as tape:      # defines tape in every iteration
+            loss = loss_fn(y, model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -453,6 +463,8 @@ def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tu
                 hit = reads(item.item)
                 if hit:
                     return hit, defined
+                if item.asname is not None:  # ``with tf.GradientTape() as tape`` defines tape
+                    defined = defined | set(target_names(item.asname.name))
             hit, defined = _first_unassigned_read(stmt.body.body, defined, candidates)
             if hit:
                 return hit, defined

@@ -450,6 +450,23 @@ def g():
     factor = 4.0  # a local, not the global
     return factor
 ''',
+        '''import tensorflow as tf
+
+n_steps = 5
+ds = tf.data.Dataset.range(20).window(n_steps, drop_remainder=True)
+ds = ds.flat_map(lambda w: w.batch(n_steps))   # traced now, with n_steps == 5
+n_steps = 100                                  # the next map traces anew
+
+learning_rate = 0.1
+W = tf.Variable(1.0)
+
+@tf.function
+def step(g):
+    W.assign_sub(g * learning_rate)
+
+step(tf.constant(1.0))
+learning_rate = 0.1                            # the same value again
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -588,12 +605,25 @@ for lr in [0.1, 0.01]:
             kinds += [_python_value_kind(sem, v) for _, v, _ in self._module_rebinds.get(name, ()) if v is not None]
             if "obj" in kinds or "py" not in kinds:
                 continue
+            if self._always_same_constant(name, glob):
+                continue  # rebound to the value it had: the graph cannot go stale
             for node, ctx in reads:
                 if id(node) in self._not_reads(ctx.fn):
                     continue
+                if sem.traced_only_by_tf_data(ctx.fn):
+                    continue  # each transformation traces anew, with the value of that moment
                 where = self._rebinding(name, ctx, glob)
                 if where is not None:
                     self.report(node, self.MESSAGE.format(name=name, where=where), ctx=ctx)
+
+    def _always_same_constant(self, name: str, glob) -> bool:
+        """Every binding of the module-level ``name`` is the same Python constant."""
+        sem = self.sem
+        values = [v for v in sem.module_assigns.get(name, ())] + [v for v, _, _ in glob]
+        if not values or any(v is None for v in values):
+            return False
+        consts = [sem.value_of(v, None) for v in values]
+        return all(c.has_const for c in consts) and len({repr(c.const) for c in consts}) == 1
 
     def _not_reads(self, fn: FunctionInfo | None) -> set[int]:
         """Names in ``fn`` that are not reads of a variable: attribute names, keyword

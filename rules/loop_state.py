@@ -88,6 +88,21 @@ def g(n):
         out = out.write(i, tf.add_n(row))
     return out.stack()
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def average_gradients(tower_grads):        # every caller passes a Python list
+    avg = []
+    for tgrads in zip(*tower_grads):       # a Python loop, unrolled
+        grads = [tf.expand_dims(g, 0) for g in tgrads]
+        avg.append(tf.reduce_mean(tf.concat(grads, 0), 0))
+    return avg
+
+tower = []
+for i in range(2):
+    tower.append([tf.ones(3) * i, tf.ones(2) * i])
+average_gradients(tower)
+''',
     )
     INVALID = (
         '''import tensorflow as tf

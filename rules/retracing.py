@@ -137,6 +137,21 @@ for epoch in range(100):
     train_step(tf.constant(1.0), lr)
 train_step(tf.constant(1.0), epoch)     # called once, after the loop
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def targets_for_output(y, grid_size):
+    return tf.zeros((tf.shape(y)[0], grid_size, grid_size, 6))
+
+def transform(y):
+    outs, grid = [], 13
+    for _ in range(3):                     # three scales: 13, 26, 52, each traced once
+        outs.append(targets_for_output(y, grid))
+        grid *= 2
+    return tuple(outs)
+
+outputs = transform(tf.zeros((4, 5)))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -188,6 +203,22 @@ for epoch in tqdm(range(100)):
 ''',
     )
     FIXED = (
+        (3, '''import tensorflow as tf
+from tqdm import tqdm
+
+BASE_LR = 0.01
+
+def schedule(epoch):
+    return BASE_LR * 0.9 ** epoch
+
+@tf.function
+def train_step(x, lr):
+    return x * lr
+
+for epoch in tqdm(range(100)):
+    lr = schedule(epoch)
+    train_step(tf.constant(1.0), tf.constant(lr))  # TFL401
+'''),
         (0, '''import tensorflow as tf
 
 @tf.function
@@ -349,6 +380,21 @@ class Runner:
             self._fn = tf.function(preprocess)
         return self._fn(x)
 ''',
+        '''import tensorflow as tf
+
+def evaluate(model, ds):
+    acc = tf.keras.metrics.Mean()           # new variables on every call: one trace each anyway
+    @tf.function
+    def step(x):
+        acc.update_state(model(x))
+    for x in ds:
+        step(x)
+    return acc.result()
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+for checkpoint in range(3):
+    evaluate(model, tf.data.Dataset.from_tensors(tf.ones((1, 2))))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -404,6 +450,8 @@ def train(model, batches):
         factory = ctx.fn
         if factory is None or factory.traced or not self._name_called_within(name, factory.node, factory):
             return
+        if sem.closes_over_fresh_state(info):
+            return  # hoisting cannot help: the function uses objects built anew on every call
         for call, cctx in sem.all_calls:
             if sem.resolve_callee(call, cctx.fn) is factory and next(cctx.loops(), None) is not None:
                 self.report(node.name, self.MESSAGE.format(

@@ -30,39 +30,37 @@ class PythonLoopUnrolled(Rule):
     loop) whose body builds TensorFlow ops, when its trip count is large or comes from
     data:
     - `range(N)` with a literal `N` above `LARGE_UNROLL` (100);
-    - `range(x.shape[i])` (or `x.get_shape()[i]`, `x.shape.as_list()[i]`) of a tensor
-      `x`: the static size of a data dimension, such as the sequence length;
     - `range(n)` where `n` is a parameter of the traced function whose name announces an
       iteration count (`num_steps`, `n_iter`, `max_length`, `epochs`, `horizon`, ...).
 
     Small constant unrolls (`range(3)`), loops over `self.layers`, over a tuple of heads or
     scales, and `range(len(python_list))` are deliberate and often faster than a graph
-    loop; they are not flagged. Loops over `tf.range`, tensors, datasets and
+    loop; they are not flagged. Nor is `range(x.shape[1])`: the static size of a data
+    dimension is unknown here, and with data padded to one length (the teacher-forcing
+    loop of TensorFlow's seq2seq tutorials) it is a small, fixed unroll. Loops over `tf.range`, tensors, datasets and
     `range(<tensor>)` are graph loops already.
 
     ## Why is this bad?
     A Python loop runs while tracing and copies its body into the graph once per
     iteration. Tracing time and graph size grow with the trip count (TensorFlow warns
-    only after 50,000 iterations: "Large unrolled loop detected"); a shape-derived bound
-    also retraces for every new input length.
+    only after 50,000 iterations: "Large unrolled loop detected").
 
     ## Example
     ```python
     @tf.function
-    def rnn(cell, x, state):
-        for t in range(x.shape[1]):
-            out, state = cell(x[:, t], state)
-        return out
+    def simulate(x, num_steps):
+        for _ in range(num_steps):
+            x = x + tf.random.normal(tf.shape(x))
+        return x
     ```
 
     ## Use instead
     ```python
     @tf.function
-    def rnn(cell, x, state):
-        out = tf.zeros_like(state)
-        for t in tf.range(tf.shape(x)[1]):
-            out, state = cell(x[:, t], state)
-        return out
+    def simulate(x, num_steps):
+        for _ in tf.range(num_steps):
+            x = x + tf.random.normal(tf.shape(x))
+        return x
     ```
 
     ## Fix safety
@@ -100,6 +98,14 @@ def f(x, n):
     for i in range(tf.shape(x)[0]):        # range(<tensor>): a graph loop too
         x = x + 1
     return x
+
+@tf.function
+def decode(dec, targ, hidden):
+    loss = 0.0
+    for t in range(1, targ.shape[1]):      # a static length, the same for every padded batch
+        pred, hidden = dec(targ[:, t - 1], hidden)
+        loss += tf.reduce_mean(pred)
+    return loss
 ''',
     )
     INVALID = (
@@ -112,12 +118,6 @@ def f(x):
     return x
 ''',
         '''import tensorflow as tf
-
-@tf.function
-def rnn(cell, x, state):
-    for t in range(x.shape[1]):  # TFL403
-        out, state = cell(x[:, t], state)
-    return state
 
 @tf.function
 def simulate(x, num_steps):
@@ -136,12 +136,6 @@ def f(x):
     return x
 '''),
         (1, '''import tensorflow as tf
-
-@tf.function
-def rnn(cell, x, state):
-    for t in tf.range(tf.shape(x)[1]):  # TFL403
-        out, state = cell(x[:, t], state)
-    return state
 
 @tf.function
 def simulate(x, num_steps):
@@ -175,27 +169,11 @@ def simulate(x, num_steps):
             step = int(args[2].value, 0) if len(args) == 3 and isinstance(args[2], cst.Integer) else 1
             n = (int(stop.value, 0) - start) // (step or 1)
             return f"{n} times" if n > LARGE_UNROLL else None
-        if self._static_dim(stop, fn):
-            return "once per element of a data dimension (and retraced for every new size)"
         if isinstance(stop, cst.Name) and stop.value in fn.param_names and stop.value not in fn.assigns:
             low = stop.value.lower()
             if any(w in low for w in _COUNT_WORDS):
                 return f"`{stop.value}` times"
         return None
-
-    def _static_dim(self, e: cst.BaseExpression, fn: FunctionInfo) -> bool:
-        """``x.shape[i]``, ``x.get_shape()[i]``, ``x.shape.as_list()[i]`` of a tensor ``x``."""
-        if not isinstance(e, cst.Subscript):
-            return False
-        base = e.value
-        if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and \
-                base.func.attr.value in ("as_list", "get_shape"):
-            base = base.func.value if base.func.attr.value == "as_list" else base
-        if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and base.func.attr.value == "get_shape":
-            return self.sem.is_tensor(base.func.value, fn)
-        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
-            return self.sem.is_tensor(base.value, fn)
-        return False
 
     def _builds_ops(self, loop: cst.For, fn: FunctionInfo) -> bool:
         sem = self.sem

@@ -204,11 +204,12 @@ class _Builder:
         if value is not None and type(target) in (cst.Tuple, cst.List):
             for n, path in _target_paths(target, ()):
                 self.sem.unpacked[(id(value), n)] = path
-        if value is not None and next(ctx.loops(), None) is not None:
-            if fn is not None:
-                fn.loop_bound.update(names)
-            elif ctx.cls is None:
-                self.sem.module_loop_bound.update(names)
+        loop = next(ctx.loops(), None)
+        if value is not None and loop is not None:
+            bound = fn.loop_bound if fn is not None else self.sem.module_loop_bound if ctx.cls is None else None
+            if bound is not None:
+                for n in names:
+                    bound.setdefault(n, []).append(loop.node)
         single = isinstance(target, cst.Name)
         if fn is None:
             if ctx.cls is None:
@@ -255,11 +256,11 @@ class _Builder:
             elif n not in fn.nonlocals:
                 fn.bound.add(n)
                 fn.assigns.setdefault(n, []).append(cst.BinaryOperation(node.target, cst.Add(), node.value))
-            if next(ctx.loops(), None) is not None:
-                if fn is not None:
-                    fn.loop_bound.add(n)
-                elif ctx.cls is None:
-                    self.sem.module_loop_bound.add(n)
+            loop = next(ctx.loops(), None)
+            if loop is not None:
+                bound = fn.loop_bound if fn is not None else self.sem.module_loop_bound if ctx.cls is None else None
+                if bound is not None:
+                    bound.setdefault(n, []).append(loop.node)
 
     def on_for(self, node: cst.For, ctx: Ctx) -> None:
         self._bind(node.target, None, ctx)

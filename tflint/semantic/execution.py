@@ -64,6 +64,24 @@ class ExecutionJudgements:
             return f"in `{fn.name}`, " + ", ".join(chain) + f", {reason}"
         return f"`{fn.name}`, {reason}" if reason.startswith("which") else f"`{fn.name}` {reason}"
 
+    def traced_only_by_tf_data(self, fn: FunctionInfo | None) -> bool:
+        """Is ``fn`` traced only because it is (or is called from, or nested in) a
+        callable given to a tf.data transformation? Such a graph is traced when the
+        transformation is called, so it never outlives the Python state it read."""
+        seen: set[int] = set()
+        f = fn
+        while f is not None and id(f) not in seen:
+            seen.add(id(f))
+            if f.root_reason is not None:
+                return f.root_reason.startswith("passed to `Dataset.")
+            if f.via is not None:
+                f = f.via[0]
+            elif f.parent is not None and f.parent.traced:
+                f = f.parent
+            else:
+                return False
+        return False
+
     def loop_is_tensorflow(self, loop: cst.For | cst.While, fn: FunctionInfo | None) -> bool:
         """A loop AutoGraph turns into a graph loop (``tf.while_loop`` or a Dataset
         loop); every other loop in traced code is Python and is unrolled while tracing.

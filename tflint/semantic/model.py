@@ -34,7 +34,7 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     module_assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     #: module-level loop targets and names assigned in module-level loops (see FunctionInfo)
     module_loop_elems: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = field(default_factory=dict)
-    module_loop_bound: set[str] = field(default_factory=set)
+    module_loop_bound: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
     #: (id(value), name) -> position of ``name`` in the tuple target the value is unpacked
     #: into (``loss, grads = ...`` gives ``grads`` (1,))
     unpacked: dict[tuple[int, str], tuple[int, ...]] = field(default_factory=dict)

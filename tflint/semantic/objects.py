@@ -43,8 +43,8 @@ class FunctionInfo:
     #: name -> (iterable, position of the name in the loop target) for every ``for`` that
     #: binds it: ``for i, (x, y) in enumerate(pairs)`` gives ``x`` the position (1, 0)
     loop_elems: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = field(default_factory=dict)
-    #: names assigned inside a loop body of this function (counters, running values)
-    loop_bound: set[str] = field(default_factory=set)
+    #: name -> the innermost loops whose body assigns it (counters, running values)
+    loop_bound: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
     # -- filled by finalize()
     tf_function: bool = False  # itself wrapped by tf.function (or a configured wrapper)
     has_input_signature: bool = False

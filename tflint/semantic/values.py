@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, _strip_int, dotted_name, is_python_literal
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic import lattice as lat
-from tflint.semantic.syntax import assigned_in, code, mentions, name_nodes, walk_scope
+from tflint.semantic.syntax import assigned_in, code, mentions, name_nodes, names_read, walk_scope
 
 
 class ValueJudgements:
@@ -943,7 +943,7 @@ class ValueFlow:
             parts.append(self.param_value(owner, name, d))
         if not values and name not in owner.loop_elems and name not in owner.param_names:
             return lat.UNKNOWN  # bound by with/except/import/def
-        return self._name_join(name, parts, values, name in owner.loop_bound)
+        return self._name_join(name, parts, values, owner.loop_bound.get(name, ()))
 
     def _module_name_value(self, name: str, d: int) -> lat.Value:
         if name in self.imports or name in self.module_functions or name in self.classes:  # type: ignore
@@ -958,13 +958,16 @@ class ValueFlow:
             parts.append(self._loop_element(name, it, path, None, d))
         if not parts or name in self.globally_rebound:  # type: ignore[attr-defined]
             return lat.UNKNOWN
-        return self._name_join(name, parts, values, name in self.module_loop_bound)  # type: ignore
+        return self._name_join(name, parts, values, self.module_loop_bound.get(name, ()))  # type: ignore
 
-    def _name_join(self, name: str, parts: list[lat.Value], values, in_loop: bool) -> lat.Value:
+    def _name_join(self, name: str, parts: list[lat.Value], values, loops) -> lat.Value:
         v = lat.join_all([p for p in parts if p.kind] or [_BOTTOM])
-        if in_loop and v.is_python and any(mentions(x, {name}) for x in values):
-            # ``step += 1`` in a loop: a counter
-            return lat.varying(f"from `{name}`, updated in every iteration of a loop")
+        if loops and v.is_python and any(mentions(x, {name}) for x in values):
+            # ``step += 1`` in a loop: a counter, with one value per iteration
+            counts = [_loop_count(loop) for loop in loops]
+            count = sum(counts) + 1 if all(c is not None for c in counts) else None  # type: ignore[misc]
+            return lat.Value(lat.Kind.VARYING, why=f"from `{name}`, updated in every iteration of a loop",
+                             count=count)
         return v
 
     def _loop_element(self, name: str, it: cst.BaseExpression, path: tuple[int, ...],
@@ -1050,6 +1053,22 @@ class ValueFlow:
             return v
         return v if v.is_python else lat.UNKNOWN
 
+    def closes_over_fresh_state(self, fn: FunctionInfo) -> bool:
+        """Does ``fn`` (a nested function) read a local of its enclosing function that
+        holds a TensorFlow state object built there (a metric, an optimizer, a model, a
+        dataset, a strategy)? Each call of the enclosing function makes new ones, so a
+        new ``fn`` per call is needed anyway."""
+        outer = fn.parent
+        if outer is None:
+            return False
+        for name in names_read(fn.node.body):
+            if name in fn.param_names or name in fn.bound or name not in outer.assigns:
+                continue
+            if any(self.value_of(v, outer).kind == lat.Kind.STATE or _constructs(self, v)
+                   for v in outer.assigns[name]):
+                return True
+        return False
+
     def constructor_sites(self, cls) -> list[tuple[cst.Call, Ctx]]:
         """``Net(...)`` calls of a module-level class of this module."""
         if self.classes.get(cls.name) is not cls:  # type: ignore[attr-defined]
@@ -1110,6 +1129,29 @@ def _range_count(args: list[cst.BaseExpression]) -> int | None:
             return vals[0]
         step = vals[2] if len(vals) == 3 else 1
         return max(0, (vals[1] - vals[0]) // (step or 1))
+    return None
+
+
+def _constructs(sem, v: cst.BaseExpression) -> bool:
+    """A call of a TensorFlow/Keras class (``tf.distribute.MirroredStrategy()``,
+    ``keras.metrics.Mean()``) or of a class of this module."""
+    if not isinstance(v, cst.Call):
+        return False
+    for q in sem.qualified(v.func):
+        if q.split(".")[0] in ("tensorflow", "keras") and q.rsplit(".", 1)[-1][:1].isupper():
+            return True
+    return isinstance(v.func, cst.Name) and v.func.value in sem.classes
+
+
+def _loop_count(loop: cst.CSTNode) -> int | None:
+    """The iteration count of ``for _ in range(N)`` or of a loop over a literal display."""
+    if not isinstance(loop, cst.For):
+        return None
+    it = loop.iter
+    if isinstance(it, (cst.List, cst.Tuple, cst.Set)):
+        return len(it.elements)
+    if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
+        return _range_count([a.value for a in it.args if a.keyword is None])
     return None
 
 
