@@ -979,18 +979,11 @@ def f(x):
 # TFL204
 
 _BROAD = frozenset({"Exception", "BaseException"})
-_STATIC_TF = frozenset({"as_dtype", "executing_eagerly", "get_static_value", "is_tensor", "get_logger",
-                        "function", "name_scope", "device", "init_scope", "is_symbolic_tensor",
-                        "control_dependencies", "load_op_library", "load_library", "py_function",
-                        "numpy_function", "print", "no_op", "get_shape"})
-_CONVERSIONS = frozenset({"constant", "convert_to_tensor", "cast", "reshape", "ensure_shape", "identity",
+#: ops whose failures are static (or which do not fail): a broad handler around them
+#: catches trace-time errors on purpose
+_CONVERSIONS = frozenset({"print", "constant", "convert_to_tensor", "cast", "reshape", "ensure_shape", "identity",
                           "shape", "rank", "size", "zeros", "ones", "zeros_like", "ones_like", "fill",
                           "expand_dims", "squeeze", "stack", "concat"})
-_NOT_OPS = ("tensorflow.nest.", "tensorflow.python.util.", "tensorflow.python.platform.", "tensorflow.io.gfile.", "tensorflow.compat.v1.logging.", "tensorflow.config.",
-            "tensorflow.saved_model.", "tensorflow.autograph.", "tensorflow.errors.", "tensorflow.dtypes.as_dtype",
-            "tensorflow.experimental.numpy.", "tensorflow.distribute.", "tensorflow.train.", "tensorflow.test.",
-            "tensorflow.sysconfig.", "tensorflow.type_spec", "tensorflow.__internal__.")
-
 
 def _only_raises(h: cst.ExceptHandler) -> bool:
     """A handler that only re-raises (adding context to trace-time errors, perhaps after
@@ -1134,14 +1127,10 @@ def parse(line):
     def _is_op(self, call: cst.Call, broad: bool) -> bool:
         """A TensorFlow op that can fail when the graph runs. For a broad handler, ops
         whose usual failures are static (conversion, reshape, cast) do not count."""
-        sem = self.sem
-        for q in sem.qualified(call.func):
-            if q.startswith(("tensorflow.", "keras.ops.")) and not q.startswith(_NOT_OPS):
-                last = q.rsplit(".", 1)[-1]
-                if last[:1].isupper() or last in _STATIC_TF:
-                    return False
-                # a broad handler in TensorFlow's own graph-building code catches trace-time
-                # failures on purpose: count only public ops there
-                return not (broad and (last in _CONVERSIONS or q.startswith("tensorflow.python.")))
+        q = self.sem.op_of(call)
+        if q is not None and q.rsplit(".", 1)[-1] != "print":
+            # a broad handler in TensorFlow's own graph-building code catches trace-time
+            # failures on purpose: count only public ops there
+            return not (broad and (q.rsplit(".", 1)[-1] in _CONVERSIONS or q.startswith("tensorflow.python.")))
         f = call.func
         return not broad and isinstance(f, cst.Attribute) and f.attr.value == "get_next" and not call.args

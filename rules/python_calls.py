@@ -345,21 +345,10 @@ def _clock_reaches_graph(sem, call: cst.Call, ctx: Ctx) -> bool:
     if any(_mentions(r, call, tainted) for r in fn.returns):
         return True
     for other, _ in fn.calls:
-        if other is not call and _is_op(sem, other) and any(_mentions(a.value, call, tainted) for a in other.args):
+        if other is not call and sem.op_of(other) is not None and any(_mentions(a.value, call, tainted) for a in other.args):
             return True
     # an argument of the call that contains it: e.g. tf.constant(time.time())
     return False
-
-
-def _is_op(sem, call: cst.Call) -> bool:
-    """A TensorFlow/Keras op (public API, or TensorFlow's own ``python.ops`` and
-    ``python.framework`` modules), not one of TensorFlow's Python-side helpers such as
-    its logging or metrics modules."""
-    q = sem.qualified_startswith(call.func, ("tensorflow.", "keras."))
-    if q is None:
-        return False
-    return not q.startswith("tensorflow.python.") or q.startswith(("tensorflow.python.ops.",
-                                                                   "tensorflow.python.framework."))
 
 
 def _mentions(expr: cst.CSTNode, call: cst.Call, names: set[str]) -> bool:

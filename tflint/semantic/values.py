@@ -404,9 +404,28 @@ class ValueJudgements:
                 return q.rsplit(".", 1)[-1]
         return None
 
+    def op_of(self, call: cst.Call) -> str | None:
+        """The qualified name of the TensorFlow / Keras op a call adds to the graph (which
+        runs on every call of the graph and can fail there), or None for TensorFlow's
+        Python-side helpers: classes, ``tf.nest``, ``tf.io.gfile``, ``tf.config``,
+        ``tf.autograph``, logging, dtype and shape helpers, ``tf.function`` itself."""
+        for q in self.qualified(call.func):
+            if not q.startswith(_OP_MODULES):
+                continue
+            if q.startswith(_NOT_OP_MODULES) or q.startswith("tensorflow.python.") and \
+                    not q.startswith(("tensorflow.python.ops.", "tensorflow.python.framework.")):
+                return None
+            last = q.rsplit(".", 1)[-1]
+            if last[:1].isupper() or last in _NOT_OPS or last.startswith(("get_", "is_", "list_")):
+                return None
+            return q
+        return None
+
     def is_op_call(self, call: cst.Call) -> bool:
         """A TensorFlow / Keras op that returns one tensor: ``tf.reduce_sum``, ``tf.math.*``,
         ``keras.ops.*``, ... — not ``tf.io.gfile``, ``tf.config``, ``tf.nest``, list results."""
+        if self.op_of(call) is None:
+            return False
         for q in self.qualified(call.func):
             last = q.rsplit(".", 1)[-1]
             if last in _NOT_OPS or last in TF_LIST_FUNCS or last.startswith(("get_", "is_", "list_", "make_")):
@@ -647,7 +666,21 @@ _OP_FAMILIES = frozenset({"math", "linalg", "nn", "image", "signal", "strings", 
                           "bitwise", "raw_ops", "audio", "sets", "spectral", "experimental"})
 
 
-_NOT_OPS = frozenset({"get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
+#: modules whose functions are graph ops
+_OP_MODULES = ("tensorflow.", "keras.ops.", "keras.backend.", "keras.activations.", "keras.losses.",
+               "keras.random.")
+#: TensorFlow modules of Python-side helpers, not ops
+_NOT_OP_MODULES = ("tensorflow.nest.", "tensorflow.python.util.", "tensorflow.python.platform.",
+                   "tensorflow.io.gfile.", "tensorflow.compat.v1.logging.", "tensorflow.config.",
+                   "tensorflow.saved_model.", "tensorflow.autograph.", "tensorflow.errors.",
+                   "tensorflow.dtypes.as_dtype", "tensorflow.experimental.numpy.", "tensorflow.distribute.",
+                   "tensorflow.train.", "tensorflow.test.", "tensorflow.sysconfig.", "tensorflow.type_spec",
+                   "tensorflow.__internal__.", "tensorflow.summary.")
+#: TensorFlow functions that are not ops, wherever they live (with _TF_NON_TENSOR_FUNCS)
+_NOT_OPS = frozenset({"load_op_library", "load_library", "py_function", "numpy_function", "no_op",
+                      "get_shape", "as_dtype", "function", "init_scope", "device", "control_dependencies",
+                      "standardize_dtype", "standardize_shape", "result_type", "is_float_dtype", "is_int_dtype",
+                      "executing_eagerly", "get_logger", "get_default_graph", "get_collection", "executing_eagerly", "dimension_value",
                       "ndim", "int_shape", "dtype", "floatx", "epsilon", "learning_phase", "image_data_format",
                       "is_sparse", "is_keras_tensor", "count_params", "is_tensor", "get_static_value",
                       "constant_value", "is_symbolic_tensor", "backend", "name_scope", "variable_scope"})
