@@ -132,6 +132,24 @@ def g(x):
     print("x:", x, sep=" ")  # TFL101
     return x
 ''',
+        '''import tensorflow as tf
+
+class Head(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        out = self.dense(x)
+        print("outputs", out)  # TFL101
+        return out
+
+model = Head()
+
+@tf.function
+def train_step(x):
+    return model(x)
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -149,6 +167,24 @@ import tensorflow as tf
 def g(x):
     tf.print("x:", x, sep=" ")  # TFL101
     return x
+'''),
+        (3, '''import tensorflow as tf
+
+class Head(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        out = self.dense(x)
+        tf.print("outputs", out)  # TFL101
+        return out
+
+model = Head()
+
+@tf.function
+def train_step(x):
+    return model(x)
 '''),
     )
 

@@ -201,6 +201,24 @@ for epoch in tqdm(range(100)):
     lr = schedule(epoch)
     train_step(tf.constant(1.0), lr)  # TFL401
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def ascent_step(image, filter_index, lr):
+    with tf.GradientTape() as tape:
+        tape.watch(image)
+        loss = tf.reduce_mean(image[..., filter_index])
+    return image + lr * tape.gradient(loss, image)
+
+def pattern(filter_index):
+    image = tf.random.uniform((1, 8, 8, 3))
+    for _ in range(30):
+        image = ascent_step(image, filter_index, 10.0)  # TFL401
+    return image
+
+for filter_index in range(64):
+    pattern(filter_index)
+''',
     )
     FIXED = (
         (3, '''import tensorflow as tf
@@ -249,6 +267,24 @@ def resize(x, size):
 a = resize(tf.zeros([1, 8, 8, 3]), tf.constant(32))  # TFL401
 b = resize(tf.zeros([1, 8, 8, 3]), tf.constant(64))  # TFL401
 c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
+'''),
+        (4, '''import tensorflow as tf
+
+@tf.function
+def ascent_step(image, filter_index, lr):
+    with tf.GradientTape() as tape:
+        tape.watch(image)
+        loss = tf.reduce_mean(image[..., filter_index])
+    return image + lr * tape.gradient(loss, image)
+
+def pattern(filter_index):
+    image = tf.random.uniform((1, 8, 8, 3))
+    for _ in range(30):
+        image = ascent_step(image, tf.constant(filter_index), 10.0)  # TFL401
+    return image
+
+for filter_index in range(64):
+    pattern(filter_index)
 '''),
     )
 

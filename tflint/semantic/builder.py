@@ -416,7 +416,7 @@ def _finalize(sem: SemanticModel) -> None:
         for call, ctx in f.calls:
             if not sem.is_traced(ctx) and ctx.fn is f:
                 continue
-            callee = sem.resolve_callee(call, ctx.fn)
+            callee = sem.resolve_callee(call, ctx.fn) or _instance_call(sem, call, ctx)
             if callee is not None and not callee.traced and not callee.py_function_target and \
                     callee.name not in ("__init__", "build"):
                 callee.traced = True
@@ -433,6 +433,21 @@ def _finalize(sem: SemanticModel) -> None:
 
 #: the Keras entry point that runs each step method under tf.function
 _STEP_ENTRY = {"train_step": ("fit",), "test_step": ("fit", "evaluate"), "predict_step": ("predict",)}
+
+
+def _instance_call(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo | None:
+    """``model(x)`` where ``model`` is an instance of a class of this module: its
+    ``call`` (a Keras layer or model) or ``__call__``."""
+    func = call.func
+    if not isinstance(func, (cst.Name, cst.Attribute)):
+        return None
+    cls = sem.instance_class(func, ctx.fn)
+    if cls is None:
+        return None
+    method = sem.method_of(cls, "__call__")
+    if method is None and sem.is_keras_layer_class(cls):
+        method = sem.method_of(cls, "call")
+    return method
 
 
 def _steps_called_only_directly(sem: SemanticModel) -> set[str]:

@@ -174,6 +174,22 @@ class ExecutionJudgements:
                 return False
         return False
 
+    def is_keras_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:
+        """A subclass (in this module) of a Keras layer or model, of any Keras version:
+        calling an instance runs its ``call``."""
+        if id(cls) in _seen:
+            return False
+        for b in cls.bases:
+            for q in self.qualified(b):
+                if q.startswith("keras."):
+                    last, mod = q.rsplit(".", 1)[-1], q.rsplit(".", 1)[0]
+                    if last in ("Layer", "Model", "Sequential") or mod.endswith((".layers", ".models")):
+                        return True
+            if isinstance(b, cst.Name) and b.value in self.classes and \
+                    self.is_keras_layer_class(self.classes[b.value], _seen | {id(cls)}):
+                return True
+        return False
+
     def _imports_tf_keras(self) -> bool:
         return any(q == "tf_keras" or q.startswith("tf_keras.") for qs in self.imports.values() for q in qs)
 

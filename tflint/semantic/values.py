@@ -1080,11 +1080,44 @@ class ValueFlow:
                     return lat.UNKNOWN
                 parts.append(self.value_of(param.default, None, d))
             else:
-                parts.append(self.value_of(arg.value, ctx.fn, d))
+                a = self.value_of(arg.value, ctx.fn, d)
+                if a.varies and a.why:
+                    line = self.line_of(call)  # type: ignore[attr-defined]
+                    a = lat.Value(a.kind, why=f"{a.why}, passed to `{fn.name}()` at line {line}", count=a.count)
+                parts.append(a)
         v = lat.join_all([p for p in parts if p.kind] or [_BOTTOM])
         if constructor and not v.may_be_tensor:
             return v
         return v if v.is_python else lat.UNKNOWN
+
+    def instance_class(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0):
+        """The class of this module that ``expr`` is an instance of, when every binding of
+        it is a construction of that class (``model = Head()``; ``self.head = Head()`` in
+        ``__init__``), else None."""
+        if _depth > 8:
+            return None
+        if isinstance(expr, cst.Call):
+            f = expr.func
+            if isinstance(f, cst.Name) and self.classes.get(f.value) is not None and \
+                    self.binding_of(f.value, fn) is None:  # type: ignore[attr-defined]
+                return self.classes[f.value]  # type: ignore[attr-defined]
+            return None
+        values: list[tuple[cst.BaseExpression, FunctionInfo | None]] = []
+        if isinstance(expr, cst.Name):
+            owner, vs = self._bindings_of(expr.value, fn)
+            if owner is not None and (expr.value in owner.param_names or expr.value in owner.loop_targets):
+                return None
+            values = [(v, owner) for v in vs]
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and fn is not None:
+            method = next((f for f in fn.scope_chain() if f.cls is not None), None)
+            if method is None or expr.value.value != method.self_name:
+                return None
+            init = method.cls.methods.get("__init__") or method.cls.methods.get("build")  # type: ignore[union-attr]
+            values = [(v, init) for v in method.cls.init_attrs.get(expr.attr.value, ())]  # type: ignore[union-attr]
+        classes = {id(c): c for c in (self.instance_class(v, f, _depth + 1) for v, f in values)}
+        if len(classes) != 1 or None in classes.values():
+            return None
+        return next(iter(classes.values()))
 
     def closes_over_fresh_state(self, fn: FunctionInfo) -> bool:
         """Does ``fn`` (a nested function) read a local of its enclosing function that
