@@ -8,6 +8,7 @@ from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic.syntax import names_read
 
 #: a Python loop with at most this many iterations traces at most this many graphs:
 #: a handful of graphs is a deliberate specialization, not a retracing problem
@@ -463,7 +464,7 @@ def train(model, batches):
             return
         if sem.enclosing_guard(ctx) is not None:
             return
-        loop = next(ctx.loops(), None)
+        loop = next(sem.python_loops(ctx), None)
         if loop is None:
             return
         if self._called_in_loop(node, ctx, loop):
@@ -478,7 +479,7 @@ def train(model, batches):
         if sem.enclosing_guard(ctx) is not None:
             return
         name = node.name.value
-        loop = next(ctx.loops(), None)
+        loop = next(sem.python_loops(ctx), None)
         if loop is not None:
             if self._name_called_within(name, loop.node, ctx.fn):
                 self.report(node.name, self.MESSAGE.format(where="in every iteration of this loop"))
@@ -488,11 +489,25 @@ def train(model, batches):
             return
         if sem.closes_over_fresh_state(info):
             return  # hoisting cannot help: the function uses objects built anew on every call
+        if any(isinstance(r, cst.Name) and any(n.name == r.value for n in factory.nested) for r in factory.returns):
+            return  # a factory that hands its functions out: the caller keeps and reuses them
+        reads = sem.closure_reads(info) & factory.param_names
         for call, cctx in sem.all_calls:
-            if sem.resolve_callee(call, cctx.fn) is factory and next(cctx.loops(), None) is not None:
+            if sem.resolve_callee(call, cctx.fn) is factory and next(sem.python_loops(cctx), None) is not None:
+                if self._one_per_value(call, factory, reads, cctx):
+                    continue
                 self.report(node.name, self.MESSAGE.format(
                     where=f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"))
                 return
+
+    def _one_per_value(self, call: cst.Call, factory: FunctionInfo, reads: set[str], ctx: Ctx) -> bool:
+        """Does the loop pass the factory a new value (a device, a host, a config) for a
+        parameter the tf.function closes over? Then each iteration needs its own function."""
+        if not reads:
+            return False
+        bound = self.sem.bound_args(call, factory, partial=True) or {}
+        changing = self.sem.iteration_names(ctx)
+        return any(name in bound and names_read(bound[name].value) & changing for name in reads)
 
     def _called_in_loop(self, node: cst.Call, ctx: Ctx, loop: Ctx) -> bool:
         # tf.function(g)(x): the created function is called right away

@@ -19,7 +19,7 @@ LARGE_UNROLL = 100
 # TFL403
 
 #: parameter-name words that announce an iteration count large enough to matter
-_COUNT_WORDS = ("step", "iter", "epoch", "sample", "time", "length", "seq_len", "max_len", "horizon")
+
 
 
 class PythonLoopUnrolled(Rule):
@@ -30,8 +30,10 @@ class PythonLoopUnrolled(Rule):
     loop) whose body builds TensorFlow ops, when its trip count is large or comes from
     data:
     - `range(N)` with a literal `N` above `LARGE_UNROLL` (100);
-    - `range(n)` where `n` is a parameter of the traced function whose name announces an
-      iteration count (`num_steps`, `n_iter`, `max_length`, `epochs`, `horizon`, ...).
+    - `range(n)` where `n` is a parameter of the traced function that every call site
+      fills with a number above `LARGE_UNROLL`, or with a Python value that changes from
+      call to call (a step count that grows per epoch: a new unrolled graph each time).
+      A parameter whose values tflint cannot see is not flagged.
 
     Small constant unrolls (`range(3)`), loops over `self.layers`, over a tuple of heads or
     scales, and `range(len(python_list))` are deliberate and often faster than a graph
@@ -52,6 +54,8 @@ class PythonLoopUnrolled(Rule):
         for _ in range(num_steps):
             x = x + tf.random.normal(tf.shape(x))
         return x
+
+    simulate(x, 1000)
     ```
 
     ## Use instead
@@ -107,6 +111,22 @@ def decode(dec, targ, hidden):
         loss += tf.reduce_mean(pred)
     return loss
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def n_step_targets(rewards, n_steps):
+    for _ in range(n_steps):               # a few steps; the caller's value is not known here
+        rewards = rewards[:-1] * 0.99
+    return rewards
+
+@tf.function
+def smooth(x, num_steps):
+    for _ in range(num_steps):
+        x = 0.5 * (x + tf.roll(x, 1, axis=0))
+    return x
+
+smooth(tf.zeros([8]), 5)                   # five unrolled steps
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -124,6 +144,8 @@ def simulate(x, num_steps):
     for _ in range(num_steps):  # TFL403
         x = x + tf.random.normal(tf.shape(x))
     return x
+
+simulate(tf.zeros([3]), 1000)
 ''',
     )
     FIXED = (
@@ -142,6 +164,8 @@ def simulate(x, num_steps):
     for _ in tf.range(num_steps):  # TFL403
         x = x + tf.random.normal(tf.shape(x))
     return x
+
+simulate(tf.zeros([3]), 1000)
 '''),
     )
 
@@ -170,9 +194,12 @@ def simulate(x, num_steps):
             n = (int(stop.value, 0) - start) // (step or 1)
             return f"{n} times" if n > LARGE_UNROLL else None
         if isinstance(stop, cst.Name) and stop.value in fn.param_names and stop.value not in fn.assigns:
-            low = stop.value.lower()
-            if any(w in low for w in _COUNT_WORDS):
-                return f"`{stop.value}` times"
+            v = self.sem.value_of(stop, fn)
+            if v.varies:
+                return f"`{stop.value}` times, and traced again for every value ({v.why})" if v.why else \
+                    f"`{stop.value}` times, and traced again for every value"
+            if v.has_const and isinstance(v.const, int) and v.const > LARGE_UNROLL:
+                return f"{v.const} times (`{stop.value}`)"
         return None
 
     def _builds_ops(self, loop: cst.For, fn: FunctionInfo) -> bool:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import libcst as cst
 
-from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test
+from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test, target_names
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import code
 
@@ -63,6 +65,34 @@ class ExecutionJudgements:
         if chain:
             return f"in `{fn.name}`, " + ", ".join(chain) + f", {reason}"
         return f"`{fn.name}`, {reason}" if reason.startswith("which") else f"`{fn.name}` {reason}"
+
+    def python_loops(self, ctx: Ctx) -> Iterator[Ctx]:
+        """The loops around ``ctx`` (within its function, innermost first) that run as
+        Python loops. The body of a ``tf.range``, tensor or dataset loop in traced code is
+        traced once: what it creates is created once per trace, not per iteration."""
+        for loop in ctx.loops():
+            node = loop.node
+            if isinstance(node, cst.For) and isinstance(node.iter, cst.Call) and \
+                    self.resolves_to(node.iter.func, {"tensorflow.range"}):
+                continue  # written as a graph loop
+            if self.loop_is_tensorflow(node, ctx.fn):
+                continue
+            yield loop
+
+    def iteration_names(self, ctx: Ctx) -> set[str]:
+        """Names that take a new value in each iteration of the loops and comprehensions
+        around ``ctx`` (within its function): their targets."""
+        out: set[str] = set()
+        for c in ctx.within_function():
+            node = c.node
+            if isinstance(node, cst.For) and c.field == "body":
+                out.update(target_names(node.target))
+            elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                comp = node.for_in
+                while comp is not None:
+                    out.update(target_names(comp.target))
+                    comp = comp.inner_for_in
+        return out
 
     def traced_only_by_tf_data(self, fn: FunctionInfo | None) -> bool:
         """Is ``fn`` traced only because it is (or is called from, or nested in) a

@@ -1127,13 +1127,31 @@ class ValueFlow:
         outer = fn.parent
         if outer is None:
             return False
-        for name in names_read(fn.node.body):
-            if name in fn.param_names or name in fn.bound or name not in outer.assigns:
-                continue
-            if any(self.value_of(v, outer).kind == lat.Kind.STATE or _constructs(self, v)
-                   for v in outer.assigns[name]):
-                return True
-        return False
+        return any(name in outer.assigns and any(self.value_of(v, outer).kind == lat.Kind.STATE or
+                                                 _constructs(self, v) for v in outer.assigns[name])
+                   for name in self.closure_reads(fn))
+
+    def closure_reads(self, fn: FunctionInfo) -> set[str]:
+        """The names of its enclosing function that a nested function reads, directly or
+        through the helpers defined beside it."""
+        outer = fn.parent
+        if outer is None:
+            return set()
+        siblings = {n.name: n for n in outer.nested if isinstance(n.node, cst.FunctionDef)}
+        out: set[str] = set()
+        todo, seen = [fn], {id(fn)}
+        while todo:
+            f = todo.pop()
+            for name in names_read(f.node.body):
+                if name in f.param_names or name in f.bound:
+                    continue
+                sibling = siblings.get(name)
+                if sibling is not None and id(sibling) not in seen:
+                    seen.add(id(sibling))
+                    todo.append(sibling)
+                elif name in outer.bound or name in outer.param_names:
+                    out.add(name)
+        return out
 
     def constructor_sites(self, cls) -> list[tuple[cst.Call, Ctx]]:
         """``Net(...)`` calls of a module-level class of this module."""
