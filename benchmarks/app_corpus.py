@@ -29,6 +29,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -67,6 +68,7 @@ class Entry:
     commit: str
     paths: tuple[str, ...]
     why: str
+    exclude: tuple[str, ...] = ()
 
     @property
     def slug(self) -> str:
@@ -124,7 +126,8 @@ def load_entries(path: Path) -> list[Entry]:
     entries = []
     for i, raw in enumerate(data.get("repo", [])):
         try:
-            entry = Entry(raw["repo"], raw["commit"], tuple(raw["paths"]), raw.get("why", ""))
+            entry = Entry(raw["repo"], raw["commit"], tuple(raw["paths"]), raw.get("why", ""),
+                          tuple(raw.get("exclude", ())))
         except (KeyError, TypeError) as exc:
             raise SystemExit(f"{path}: entry {i + 1} lacks {exc}") from None
         if not re.fullmatch(r"[0-9a-f]{40}", entry.commit):
@@ -164,7 +167,7 @@ def extract(entry: Entry, mirror: Path, cache: Path, native: bool) -> Extracted:
                        "fetch a newer snapshot or re-pin")
         return out
     dest = cache / entry.slug
-    stamp = f"{entry.commit} {' '.join(entry.paths)}\n"
+    stamp = f"{entry.commit} {' '.join(entry.paths)} -{' -'.join(entry.exclude)}\n"
     if not (dest / STAMP).is_file() or (dest / STAMP).read_text() != stamp:
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
@@ -217,6 +220,8 @@ def write_blobs(gdir: Path, entry: Entry, dest: Path) -> list[str] | None:
         meta, _, name = rec.partition(b"\t")
         mode, kind, sha = meta.split()
         rel = name.decode("utf-8", errors="surrogateescape")
+        if any(fnmatch.fnmatchcase(rel, pat) for pat in entry.exclude):
+            continue
         if kind == b"blob" and mode != b"120000" and wanted(rel):
             items.append((sha.decode(), rel))
     batch = subprocess.run(["git", "--git-dir", str(gdir), "cat-file", "--batch"],
