@@ -85,6 +85,7 @@ class Extracted:
     notebooks: list[Path] = field(default_factory=list)
     converted: list[Path] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)
     lines: int = 0
 
 
@@ -181,8 +182,7 @@ def extract(entry: Entry, mirror: Path, cache: Path, native: bool) -> Extracted:
         (dest / STAMP).write_text(stamp)
     absent_file = dest / ABSENT
     if absent_file.is_file():
-        out.unreadable += [f"{a}: listed at the commit but its content is absent from the mirror"
-                           for a in absent_file.read_text(encoding="utf-8").splitlines()]
+        out.absent += absent_file.read_text(encoding="utf-8").splitlines()
     for path in sorted(dest.rglob("*")):
         if not path.is_file():
             continue
@@ -277,6 +277,8 @@ def convert_notebook(src: Path, dst: Path) -> str:
     """Write the code cells of ``src`` to ``dst``; return why not, or ''."""
     import nbformat  # only the corpus tooling needs it
 
+    if src.stat().st_size == 0:
+        return "empty file (0 bytes) at the pinned commit"
     try:
         nb = nbformat.read(str(src), as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types on bad input
@@ -492,6 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         "python_files": sum(len(e.py_files) for e in present),
         "notebooks": sum(len(e.notebooks) for e in present),
         "notebooks_unreadable": [f"{e.entry.repo}/{u}" for e in present for u in e.unreadable],
+        "files_absent_from_mirror": [f"{e.entry.repo}/{a}" for e in present for a in e.absent],
         "lines": sum(e.lines for e in present),
         "notebook_mode": args.notebooks,
         "lint_seconds": round(lint_seconds, 2),
@@ -526,7 +529,8 @@ def print_report(summary: dict, findings: list[Finding], file_findings: list[Fin
                  judgements: dict, stale: list[Judgement], listing: str | None) -> None:
     s = summary
     print(f"repositories {s['repositories']}  python files {s['python_files']}  "
-          f"notebooks {s['notebooks']} ({len(s['notebooks_unreadable'])} unreadable)  "
+          f"notebooks {s['notebooks']} ({len(s['notebooks_unreadable'])} not readable)  "
+          f"absent from the mirror {len(s['files_absent_from_mirror'])}  "
           f"lines {s['lines']}  lint {s['lint_seconds']} s  total {s['total_seconds']} s")
     print(f"\n{'rule':8} {'findings':>8} {'true':>5} {'demo':>5} {'false':>5} "
           f"{'unjudged':>8} {'precision':>9}")
@@ -541,6 +545,8 @@ def print_report(summary: dict, findings: list[Finding], file_findings: list[Fin
             print(f"  {f.repo}/{f.where}: {f.rule} {f.message[:100]}")
     for u in s["notebooks_unreadable"]:
         print(f"  notebook not linted: {u}")
+    for a in s["files_absent_from_mirror"]:
+        print(f"  not linted, content absent from the mirror (a large file): {a}")
     for e in s["tflint_errors"]:
         print(f"  tflint failed: {e}")
     if stale:
