@@ -755,12 +755,13 @@ class ValueFlow:
         memo = self._values  # type: ignore[attr-defined]
         hit = memo.get(key)
         if hit is not None:
-            return hit
+            return hit[1]
         if _depth > 24:
             return lat.UNKNOWN
-        memo[key] = _BOTTOM  # a value defined through itself adds nothing to the join
+        # the memo holds the node too, so that its id is not reused by a later node
+        memo[key] = (expr, _BOTTOM)  # a value defined through itself adds nothing to the join
         v = self._value(expr, fn, _depth + 1)
-        memo[key] = v
+        memo[key] = (expr, v)
         return v
 
     # ----------------------------------------------------------------- expressions
@@ -885,9 +886,12 @@ class ValueFlow:
                     q.rsplit(".", 1)[-1] in DATASET_ONLY_METHODS | {"range", "zip", "from_tensor_slices"}:
                 return lat.state("dataset")
             if q.startswith(("tensorflow.", "keras.ops.", "keras.backend.")):
-                if q.rsplit(".", 1)[-1] in ("constant", "convert_to_tensor", "zeros", "ones", "cast", "range"):
-                    return lat.TENSOR
-                return lat.UNKNOWN  # most ops give a tensor: the tensor judgements decide
+                last = q.rsplit(".", 1)[-1]
+                keras_shape = last == "shape" and q.startswith(("keras.ops.", "keras.backend."))
+                if self.op_of(call) is not None and last not in TF_LIST_FUNCS and \
+                        last not in _TF_NON_TENSOR_FUNCS and not keras_shape or last in _TF_SINGLE_TENSOR:
+                    return lat.TENSOR  # an op: one tensor (``keras.ops.shape`` is a tuple)
+                return lat.UNKNOWN
             if q.startswith(_ALWAYS_PY_MODULES) or q in ("numpy.random.seed",):
                 return _python_of([self.value_of(a.value, fn, d) for a in call.args], lat.OBJECT)
             if q.startswith(_PY_MODULES):
@@ -1173,6 +1177,7 @@ class ValueFlow:
         return self._all_sites.get(id(fn), [])  # type: ignore[union-attr]
 
 
+_TF_SINGLE_TENSOR = frozenset({"constant", "convert_to_tensor", "zeros", "ones", "cast", "range"})
 _PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 _PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 _STR_METHODS = frozenset({"format", "join", "lower", "upper", "strip", "split", "replace", "startswith",

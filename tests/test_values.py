@@ -1,0 +1,195 @@
+"""The value model (tflint.semantic.values.ValueFlow): what an expression is, followed
+through the module. Each test builds a small module and asks for the value of a named
+expression, so a broken transfer rule fails here before it shows up in a rule."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from tflint import semantic
+from tflint.semantic import lattice as lat
+from tflint.semantic.lattice import Kind
+
+
+def model(src: str) -> semantic.SemanticModel:
+    return semantic.build(cst.parse_module(textwrap.dedent(src)), "t.py", ())
+
+
+def value(src: str, fn_name: str | None, expr: str) -> lat.Value:
+    """The value of the first ``return <expr>`` (fn_name given) or module-level
+    ``probe = <expr>`` in ``src``."""
+    sem = model(src)
+    if fn_name is None:
+        return sem.value_of(sem.module_assigns["probe"][-1], None)
+    fn = next(f for f in sem.functions if f.name == fn_name)
+    ret = next(r for r in fn.returns if cst.Module([]).code_for_node(r) == expr)
+    return sem.value_of(ret, fn)
+
+
+def test_lattice_join_and_views() -> None:
+    assert lat.const(1).join(lat.const(1)) == lat.const(1)
+    j = lat.const(1).join(lat.const(2))
+    assert j.kind == Kind.CONST and not j.has_const
+    assert lat.CONST.join(lat.TENSOR).may_be_tensor and not lat.CONST.join(lat.TENSOR).is_tensor
+    assert lat.UNKNOWN.unknown and not lat.UNKNOWN.is_python
+    assert lat.varying("x").varies and not lat.varying("x").join(lat.TENSOR).varies
+    assert lat.state("variable").kind == Kind.STATE and not lat.state("variable").may_be_tensor
+
+
+def test_python_values_flow_through_arithmetic_builtins_and_math() -> None:
+    src = """\
+        import math
+        import numpy as np
+        import tensorflow as tf
+
+        D_MODEL = 64
+
+        def f(x):
+            scale = 1.0 / math.sqrt(D_MODEL)
+            n = len(x) * 2
+            w = np.sqrt(float(D_MODEL))
+            t = tf.constant(1.0) * scale
+            return scale
+        """
+    assert value(src, "f", "scale").is_python
+    sem = model(src)
+    f = next(f for f in sem.functions if f.name == "f")
+    for name in ("n", "w"):
+        assert sem.value_of(f.assigns[name][0], f).is_python, name
+    assert sem.value_of(f.assigns["t"][0], f).is_tensor
+
+
+def test_tuple_unpacking_takes_the_element() -> None:
+    src = """\
+        import tensorflow as tf
+
+        def pair(x):
+            return tf.reduce_sum(x), 3
+
+        def f(x):
+            loss, k = pair(x)
+            a, (b, c) = 1, (tf.ones(2), "s")
+            return k
+        """
+    sem = model(src)
+    f = next(f for f in sem.functions if f.name == "f")
+    get = lambda n: sem.value_of(cst.Name(n), f)  # noqa: E731 - a fresh Name node each time
+    assert get("k").is_python
+    assert get("loss").is_tensor
+    assert get("a").is_python and get("c").is_python and get("b").is_tensor
+
+
+def test_self_attributes_from_init_and_constructor_arguments() -> None:
+    src = """\
+        import math
+        import tensorflow as tf
+
+        class Attention(tf.keras.layers.Layer):
+            def __init__(self, d_model, heads=8):
+                super().__init__()
+                self.scale = 1.0 / math.sqrt(d_model)
+                self.heads = heads
+                self.dense = tf.keras.layers.Dense(d_model)
+
+            def call(self, x):
+                return self.scale
+
+        layer = Attention(64)
+        """
+    sem = model(src)
+    call = next(f for f in sem.functions if f.name == "call")
+    init = next(f for f in sem.functions if f.name == "__init__")
+    assert sem.param_value(init, "d_model").has_const and sem.param_value(init, "d_model").const == 64
+    assert sem.value_of(call.returns[0], call).is_python
+    dense = cst.parse_expression("self.dense")
+    assert sem._self_attr_value(call, "dense", 0).state == "layer"  # noqa: SLF001
+    assert not sem.is_tensor(dense, call)
+
+
+def test_parameter_filled_with_python_values_at_every_call_site() -> None:
+    src = """\
+        import tensorflow as tf
+
+        def helper(x, k):
+            return k
+
+        @tf.function
+        def g(x):
+            return helper(x, 3.0) + helper(x, 4.0)
+        """
+    sem = model(src)
+    helper = next(f for f in sem.functions if f.name == "helper")
+    assert sem.param_value(helper, "k").is_python
+    assert sem.param_value(helper, "x").unknown  # g's input: a tensor or anything
+
+
+@pytest.mark.parametrize("loop, count", [("range(100)", 100), ("range(3)", 3), ("[1, 2]", 2)])
+def test_loop_variables_vary_with_their_count(loop: str, count: int) -> None:
+    src = f"""\
+        def schedule(epoch):
+            return 0.01 * 0.9 ** epoch
+
+        for epoch in {loop}:
+            probe = epoch
+        """
+    v = value(src, None, "epoch")
+    assert v.varies and v.why == "from the loop variable `epoch`"
+    assert v.count == count
+
+
+def test_varying_value_through_a_helper_says_why() -> None:
+    src = """\
+        def schedule(epoch):
+            return 0.01 * 0.9 ** epoch
+
+        for epoch in range(100):
+            probe = schedule(epoch)
+        """
+    v = value(src, None, "schedule(epoch)")
+    assert v.varies
+    assert v.why == "from the loop variable `epoch` through `schedule()` at line 5"
+
+
+def test_counters_vary_with_the_loop_they_are_updated_in() -> None:
+    src = """\
+        step = 0
+        while True:
+            step += 1
+            probe = step
+        """
+    v = value(src, None, "step")
+    assert v.varies and v.count is None
+    src = """\
+        grid = 13
+        for _ in range(3):
+            grid *= 2
+            probe = grid
+        """
+    assert value(src, None, "grid").count == 4  # 13 and the three updates
+
+
+def test_tensor_loops_in_traced_code_bind_tensors() -> None:
+    src = """\
+        import tensorflow as tf
+
+        @tf.function
+        def f(n):
+            for i in tf.range(n):
+                pass
+            return i
+        """
+    assert value(src, "f", "i").is_tensor
+
+
+def test_unknown_is_the_default() -> None:
+    src = """\
+        import something
+
+        def f(x):
+            y = something.make(x)
+            return y
+        """
+    assert value(src, "f", "y").unknown
