@@ -153,6 +153,20 @@ def transform(y):
 
 outputs = transform(tf.zeros((4, 5)))
 ''',
+        '''import tensorflow as tf
+
+class Optimizer(tf.Module):
+    @tf.function
+    def _update_step(self, grad, var, key):
+        var.assign_sub(0.1 * grad)
+
+    def apply(self, grads_and_vars):
+        for grad, var in grads_and_vars:
+            self._update_step(grad, var, id(self._var_key(var)))  # one key per variable
+
+    def _var_key(self, var):
+        return var.ref()
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -193,3 +193,16 @@ def test_unknown_is_the_default() -> None:
             return y
         """
     assert value(src, "f", "y").unknown
+
+
+def test_a_python_value_of_unknown_origin_does_not_vary() -> None:
+    """``id(self._key(var))`` for a loop over a parameter: some Python value, but nothing
+    says it changes (a false TFL401 on tf_keras' optimizer before)."""
+    src = """\
+        def f(self, pairs):
+            for grad, var in pairs:
+                probe = id(self._key(var))
+            return probe
+        """
+    v = value(src, "f", "probe")
+    assert v.is_python and not v.varies

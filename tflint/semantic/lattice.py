@@ -65,8 +65,9 @@ class Value:
 
     @property
     def varies(self) -> bool:
-        """A Python value that changes per call or per iteration (and nothing else)."""
-        return self.is_python and bool(self.kind & Kind.VARYING)
+        """A Python value known to change per call or per iteration: it says why. (A
+        Python value of which nothing more is known has the VARYING bit, but no why.)"""
+        return self.is_python and bool(self.kind & Kind.VARYING) and self.why is not None
 
     @property
     def has_const(self) -> bool:
