@@ -8,6 +8,7 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
+from tflint.semantic.syntax import walk_scope
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value
 
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
@@ -59,8 +60,30 @@ def changes_per_call(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpr
         return True
     for c in ctx.within_function():
         if isinstance(c.node, (cst.If, cst.While)) and text in _expression_texts(c.node.test):
+            if isinstance(c.node, cst.If) and _static_key_cache(sem, c.node.test, text, value, ctx):
+                continue
             return True
     return False
+
+
+def _static_key_cache(sem: SemanticModel, test: cst.BaseExpression, text: str, value: cst.BaseExpression,
+                      ctx: Ctx) -> bool:
+    """``if self.shape != z.shape[0]: self.shape = z.shape[0]`` (or an object built from
+    it): a cache keyed by a static, trace-time value. It is rebuilt once per trace when the
+    key changes, which is what the code means."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    comp = test.comparisons[0]
+    if not isinstance(comp.operator, (cst.NotEqual, cst.IsNot)):
+        return False
+    sides = [test.left, comp.comparator]
+    mine = [e for e in sides if text in _expression_texts(e)]
+    keys = [e for e in sides if text not in _expression_texts(e)]
+    if len(mine) != 1 or len(keys) != 1:
+        return False
+    key = keys[0]
+    stored = {_code(n) for n in walk_scope(value) if isinstance(n, (cst.Attribute, cst.Name))}
+    return sem.value_of(key, ctx.fn).is_python and _expression_texts(key) <= stored
 
 
 def outer_container(sem: SemanticModel, name: str, fn: FunctionInfo | None) -> str | None:
@@ -387,6 +410,18 @@ class Counter(tf.Module):
 
     def record(self, y):
         self.history.append(y)         # eager method
+''',
+        '''import tensorflow as tf
+
+class Sampler(tf.Module):
+    def __init__(self):
+        self.noise_shape = None
+
+    @tf.function
+    def __call__(self, z):
+        if self.noise_shape != z.shape[0]:      # keyed by a static shape: once per trace
+            self.noise_shape = z.shape[0]
+        return z + tf.random.normal((self.noise_shape,))
 ''',
     )
     INVALID = (

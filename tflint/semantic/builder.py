@@ -250,12 +250,12 @@ class _Builder:
             if fn is None:
                 if ctx.cls is None:
                     self.sem.module_assigns.setdefault(n, []).append(
-                        cst.BinaryOperation(node.target, cst.Add(), node.value))
+                        cst.BinaryOperation(node.target, _binary_operator(node.operator), node.value))
             elif n in fn.globals_:
                 self.sem.globally_rebound.add(n)
             elif n not in fn.nonlocals:
                 fn.bound.add(n)
-                fn.assigns.setdefault(n, []).append(cst.BinaryOperation(node.target, cst.Add(), node.value))
+                fn.assigns.setdefault(n, []).append(cst.BinaryOperation(node.target, _binary_operator(node.operator), node.value))
             loop = next(ctx.loops(), None)
             if loop is not None:
                 bound = fn.loop_bound if fn is not None else self.sem.module_loop_bound if ctx.cls is None else None
@@ -321,6 +321,13 @@ _HOOKS: dict[type, Callable] = {
     cst.Call: _Builder.on_call,
     cst.Return: _Builder.on_return,
 }
+
+
+def _binary_operator(op: cst.BaseAugOp) -> cst.BaseBinaryOp:
+    """``+=`` -> ``+``: an augmented assignment is recorded as the binary operation it does."""
+    name = type(op).__name__
+    cls = getattr(cst, name[:-len("Assign")], None) if name.endswith("Assign") else None
+    return cls() if cls is not None else cst.Add()
 
 
 def _target_paths(t: cst.BaseExpression, path: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...]]]:

@@ -999,8 +999,9 @@ class ValueFlow:
 
     def _name_join(self, name: str, parts: list[lat.Value], values, loops) -> lat.Value:
         v = lat.join_all([p for p in parts if p.kind] or [_BOTTOM])
-        if loops and v.is_python and any(mentions(x, {name}) for x in values):
-            # ``step += 1`` in a loop: a counter, with one value per iteration
+        if loops and v.is_python and any(_counts(x, name) for x in values):
+            # ``step += 1`` in a loop: a counter, with one value per iteration (``grid *= 2``
+            # over a few scales is not: a handful of values, rebuilt on every call)
             counts = [_loop_count(loop) for loop in loops]
             count = sum(counts) + 1 if all(c is not None for c in counts) else None  # type: ignore[misc]
             return lat.Value(lat.Kind.VARYING, why=f"from `{name}`, updated in every iteration of a loop",
@@ -1230,6 +1231,15 @@ def _constructs(sem, v: cst.BaseExpression) -> bool:
         if q.split(".")[0] in ("tensorflow", "keras") and q.rsplit(".", 1)[-1][:1].isupper():
             return True
     return isinstance(v.func, cst.Name) and v.func.value in sem.classes
+
+
+def _counts(v: cst.BaseExpression, name: str) -> bool:
+    """``name + 1``, ``name - step``, ``1 + name``: an additive update of ``name``."""
+    if not (isinstance(v, cst.BinaryOperation) and isinstance(v.operator, (cst.Add, cst.Subtract))):
+        return False
+    sides = (v.left, v.right)
+    return any(isinstance(x, cst.Name) and x.value == name for x in sides) and \
+        not all(isinstance(x, cst.Name) and x.value == name for x in sides)
 
 
 def _loop_count(loop: cst.CSTNode) -> int | None:
