@@ -217,3 +217,25 @@ def test_an_additive_counter_counts_its_loop() -> None:
         """
     v = value(src, None, "step")
     assert v.varies and v.count == 4  # 0 and the three updates
+
+
+def test_parameters_bound_from_a_config_dict() -> None:
+    src = """\
+        import tensorflow as tf
+
+        CONFIG = {"lr": 0.1, "units": 64}
+
+        @tf.function
+        def train_step(x, lr, units=32):
+            return lr
+
+        for step in range(1000):
+            train_step(tf.ones(2), **CONFIG)
+        """
+    sem = model(src)
+    fn = next(f for f in sem.functions if f.name == "train_step")
+    assert sem.param_value(fn, "lr").has_const and sem.param_value(fn, "lr").const == 0.1
+    assert sem.param_value(fn, "units").const == 64
+    assert sem.param_value(fn, "x").unknown
+    # a ** of something unknown leaves the parameters unknown
+    assert sem.param_value(model(src.replace("**CONFIG", "**load()")).functions[0], "lr").unknown

@@ -1078,12 +1078,16 @@ class ValueFlow:
         for call, ctx in sites:
             bound = self.bound_args(call, fn, constructor=constructor)  # type: ignore[attr-defined]
             if bound is None:
+                bound = self._bound_with_config(call, fn, ctx, constructor)
+            if bound is None:
                 return lat.UNKNOWN
             arg = bound.get(name)
             if arg is None:
                 if param.default is None:
                     return lat.UNKNOWN
                 parts.append(self.value_of(param.default, None, d))
+            elif isinstance(arg, tuple):  # from a config dict: (value, the dict's scope)
+                parts.append(self.value_of(arg[0], arg[1], d))
             else:
                 a = self.value_of(arg.value, ctx.fn, d)
                 if a.varies and a.why:
@@ -1157,6 +1161,41 @@ class ValueFlow:
                 elif name in outer.bound or name in outer.param_names:
                     out.add(name)
         return out
+
+    def _bound_with_config(self, call: cst.Call, fn: FunctionInfo, ctx: Ctx, constructor: bool) -> dict | None:
+        """The arguments of a call that unpacks ``**config``, where ``config`` is a dict
+        display (``config = {"lr": 0.1, "units": 64}``) or ``dict(lr=0.1)``: each key binds
+        the parameter of its name, as ``(value, scope of the dict)``. None when a ``*args``
+        or another ``**mapping`` makes the binding unknown."""
+        plain = cst.Call(func=call.func, args=[a for a in call.args if not a.star])
+        bound: dict = dict(self.bound_args(plain, fn, constructor=constructor) or {})  # type: ignore[attr-defined]
+        for a in call.args:
+            if a.star == "*":
+                return None
+            if a.star == "**":
+                entries = self._dict_entries(a.value, ctx.fn)
+                if entries is None:
+                    return None
+                bound.update(entries)
+        return bound
+
+    def _dict_entries(self, e: cst.BaseExpression, fn: FunctionInfo | None) -> dict | None:
+        scope = fn
+        if isinstance(e, cst.Name):
+            scope, values = self._bindings_of(e.value, fn)
+            if len(values) != 1:
+                return None
+            e = values[0]
+        if isinstance(e, cst.Dict):
+            out = {}
+            for el in e.elements:
+                if not (isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)):
+                    return None
+                out[el.key.evaluated_value] = (el.value, scope)
+            return out
+        if isinstance(e, cst.Call) and dotted_name(e.func) == "dict" and all(a.keyword for a in e.args):
+            return {a.keyword.value: (a.value, scope) for a in e.args}  # type: ignore[union-attr]
+        return None
 
     def constructor_sites(self, cls) -> list[tuple[cst.Call, Ctx]]:
         """``Net(...)`` calls of a module-level class of this module."""
