@@ -150,6 +150,16 @@ model = Head()
 def train_step(x):
     return model(x)
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def tf_cube(x):
+    print(f"x = {x}")  # TFL101
+    return x ** 3
+
+result = tf_cube(tf.constant(2.0))
+result = tf_cube(2)
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -185,6 +195,16 @@ model = Head()
 @tf.function
 def train_step(x):
     return model(x)
+'''),
+        (4, '''import tensorflow as tf
+
+@tf.function
+def tf_cube(x):
+    tf.print(f"x = {x}")  # TFL101
+    return x ** 3
+
+result = tf_cube(tf.constant(2.0))
+result = tf_cube(2)
 '''),
     )
 

@@ -31,8 +31,10 @@ class ValueJudgements:
         if _depth > 12:
             return False
         value = self.value_of(expr, fn) if _whole else lat.UNKNOWN
-        if value.kind and not value.may_be_tensor:
-            return False  # the value model knows it is a Python value or a state object
+        if value.kind and not value.may_be_tensor and type(expr) is not cst.FormattedString:
+            # the value model knows it is a Python value or a state object (an f-string is a
+            # str, but one that shows a tensor counts as the tensor for the rules)
+            return False
         d = _depth + 1
         if isinstance(expr, cst.Name):
             return fn is not None and self._name_is_tensor(expr.value, fn, d)
