@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic.syntax import walk_scope
+from tflint.semantic.syntax import code as _code, walk_scope
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value
 
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
@@ -36,7 +36,6 @@ def _flatten(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield t
 
 
-_code = cst.Module(body=[]).code_for_node
 
 
 def changes_per_call(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpression,

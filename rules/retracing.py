@@ -7,8 +7,8 @@ import libcst as cst
 from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
-from tflint.semantic.syntax import names_read
+from tflint.semantic import Ctx, FunctionInfo, SemanticModel
+from tflint.semantic.syntax import code as _code, names_read
 
 #: a Python loop with at most this many iterations traces at most this many graphs:
 #: a handful of graphs is a deliberate specialization, not a retracing problem
@@ -16,7 +16,6 @@ SMALL_LOOP = 5
 #: distinct literal values at one argument position before it counts as "varying"
 LITERAL_VARIANTS = 3
 
-_RANGE_LIKE = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange"})
 
 
 def tf_function_callee(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo | None:
@@ -37,19 +36,6 @@ def tf_function_callee(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> Function
                     if isinstance(v.args[0].value, (cst.Name, cst.Attribute)) else None
                 if target is not None and target.tf_function:
                     return target
-    return None
-
-
-def _range_bound(it: cst.BaseExpression) -> int | None:
-    """The constant iteration count of ``range(N)``/``range(a, b)``, else None."""
-    if isinstance(it, cst.Call) and dotted_name(it.func) in _RANGE_LIKE:
-        nums = [a.value for a in it.args if a.keyword is None]
-        if all(isinstance(n, cst.Integer) for n in nums) and 1 <= len(nums) <= 3:
-            vals = [int(n.value, 0) for n in nums]  # type: ignore[union-attr]
-            if len(vals) == 1:
-                return vals[0]
-            step = vals[2] if len(vals) == 3 else 1
-            return max(0, (vals[1] - vals[0]) // (step or 1))
     return None
 
 
@@ -365,8 +351,6 @@ def _literal(value: cst.BaseExpression) -> str | None:
     return None
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 class TfFunctionCreatedInLoop(Rule):
