@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic.project import ArgInfo, ExternalCall
 
 #: a Python loop with at most this many iterations traces at most this many graphs:
 #: a handful of graphs is a deliberate specialization, not a retracing problem
@@ -99,6 +102,9 @@ class PythonScalarArgument(Rule):
     NAME = "python-scalar-argument"
     MESSAGE = ("`{arg}` is a Python value that changes per call: `{fn}` traces a new graph for every value; "
                "pass a tensor (`tf.constant(...)`) or set an input_signature")
+    MESSAGE_EXTERNAL = ("`{arg}` is a Python value that changes per call, passed as `{param}` in {where}: "
+                        "`{fn}` traces a new graph for every value; pass a tensor (`tf.constant(...)`) "
+                        "or set an input_signature")
     SEVERITY = Severity.PERF
     TRACED_ONLY = False
     PITFALLS = ("P31",)
@@ -208,11 +214,69 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
                 if name is not None:
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name), ctx=None,
                                 fix=self._fix(value, ctx))
+        external = self._external_sites()
+        for (callee, key), calls in external.items():
+            varying = [(c, a) for c, a in calls if a.kind == "varying"]
+            if varying:
+                self._report_external(callee, key, varying)
+                continue
+            lits = {a.text for _, a in calls if a.kind == "literal"}
+            local = literal_sites.get((id(callee), key), [])
+            if lits and len(lits | {_literal_repr(lit) for _, lit, _, _ in local}) >= LITERAL_VARIANTS:
+                self._report_external(callee, key, [(c, a) for c, a in calls if a.kind == "literal"])
+                if len({lit for _, lit, _, _ in local}) < LITERAL_VARIANTS:  # else reported below
+                    for value, _, ctx, _ in local:
+                        self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name),
+                                    fix=self._fix(value, ctx))
         for sites in literal_sites.values():
             if len({lit for _, lit, _, _ in sites}) >= LITERAL_VARIANTS:
                 for value, lit, ctx, callee in sites:
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name),
                                 fix=self._fix(value, ctx))
+
+    def _external_sites(self) -> dict[tuple[FunctionInfo, str], list[tuple[ExternalCall, ArgInfo]]]:
+        """The arguments that other modules of the project pass, outside traced code, to
+        this file's module-level tf.functions, by (function, parameter)."""
+        sem = self.sem
+        if sem.project is None:
+            return {}
+        targets: list[tuple[str, FunctionInfo]] = [
+            (f.name, f) for f in sem.module_functions.values() if f.tf_function and not f.has_input_signature]
+        for name, values in sem.module_assigns.items():
+            if len(values) == 1 and name not in sem.module_functions:
+                v = values[0]
+                if isinstance(v, cst.Call) and sem.is_tf_function_expr(v.func) and v.args and \
+                        isinstance(v.args[0].value, cst.Name):
+                    f = sem.module_functions.get(v.args[0].value.value)
+                    if f is not None and f.tf_function and not f.has_input_signature:
+                        targets.append((name, f))
+        out: dict[tuple[FunctionInfo, str], list[tuple[ExternalCall, ArgInfo]]] = {}
+        for name, f in targets:
+            params = [p.name.value for p in f.params if p.star not in ("*", "**")]
+            for site in sem.external_call_sites(name):
+                if site.in_traced_code or site.unpacks:
+                    continue  # inside a graph the call is inlined into the caller's trace
+                for a in site.args:
+                    key = a.key
+                    if key.startswith("#"):
+                        i = int(key[1:])
+                        if i >= len(params):
+                            continue
+                        key = params[i]
+                    if a.kind != "other":
+                        out.setdefault((f, key), []).append((site, a))
+        return out
+
+    def _report_external(self, callee: FunctionInfo, key: str,
+                         calls: list[tuple[ExternalCall, ArgInfo]]) -> None:
+        """One finding on the parameter, naming the first call site in the other module."""
+        param = next((p for p in callee.params if p.name.value == key), None)
+        if param is None or not calls:
+            return
+        site, arg = calls[0]
+        more = len(calls) - 1
+        where = f"`{site.path}` (line {site.line})" + (f" and {more} more call site{'s' * (more > 1)}" if more else "")
+        self.report(param.name, self.MESSAGE_EXTERNAL.format(arg=arg.text, param=key, where=where, fn=callee.name))
 
     def _fix(self, value: cst.BaseExpression, ctx: Ctx):
         """Wrap the argument in ``tf.constant(...)`` (unsafe: the parameter may drive
@@ -285,6 +349,14 @@ def _names_in(value: cst.BaseExpression) -> set[str]:
     if isinstance(value, cst.Call) and dotted_name(value.func) in ("int", "float", "str", "bool") and value.args:
         return _names_in(value.args[0].value)
     return set()
+
+
+def _literal_repr(text: str) -> str:
+    """A literal's source text as the project index writes it (``repr`` of its value)."""
+    try:
+        return repr(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return text
 
 
 def _literal(value: cst.BaseExpression) -> str | None:
@@ -421,6 +493,11 @@ def train(model, batches):
             if sem.resolve_callee(call, cctx.fn) is factory and next(cctx.loops(), None) is not None:
                 self.report(node.name, self.MESSAGE.format(
                     where=f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"))
+                return
+        for site in sem.external_call_sites(factory):
+            if site.in_loop:
+                self.report(node.name, self.MESSAGE.format(
+                    where=f"on every call of `{factory.name}`, which `{site.path}` calls in a loop (line {site.line})"))
                 return
 
     def _called_in_loop(self, node: cst.Call, ctx: Ctx, loop: Ctx) -> bool:

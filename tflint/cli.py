@@ -93,7 +93,7 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return fix_file(path, data, opts)
     try:
         settings = opts.settings
-        diags = lint_source(data, path, settings)
+        diags = lint_source(data, path, settings, project=project_view(path, settings))
         text: str | None = None
         if diags and not opts.disable_noqa:
             text = _decode_for_noqa(data)
@@ -113,6 +113,15 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return FileResult(path, diags, lines=lines)
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def project_view(path: str, settings: Settings) -> Any:
+    """What the rest of the file's project says of it (imports, traced callers, call
+    sites), from the project index; None outside a project. Never raises."""
+    from tflint.semantic.project import view_for
+
+    return view_for(path, cache=settings.cache, cache_dir=settings.cache_dir,
+                    wrappers=settings.tf_function_wrappers)
 
 
 def _file_settings(path: str, settings: Settings) -> Settings:
@@ -136,7 +145,7 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
 
     try:
         result = fix_source(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
-                            noqa=not opts.disable_noqa)
+                            noqa=not opts.disable_noqa, project=project_view(path, opts.settings))
         new = result.source
         assert isinstance(new, bytes)
         out = FileResult(path, list(result.diagnostics), fixed=result.applied,
@@ -352,6 +361,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="read this pyproject.toml or setup.cfg instead of searching upwards",
     )
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
+    g = check.add_argument_group("project index")
+    g.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the project index cache (.tflint_cache/ under the project root)",
+    )
+    g.add_argument(
+        "--cache-dir",
+        metavar="PATH",
+        help="keep the project index cache here instead of .tflint_cache/ under the project root",
+    )
     g.add_argument(
         "-j",
         "--jobs",
@@ -407,6 +427,7 @@ def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
         "extend-exclude": args.extend_exclude,
         "force-exclude": args.force_exclude,
         "tf-function-wrappers": args.tf_function_wrappers,
+        "cache-dir": args.cache_dir,
     }
 
 
@@ -421,6 +442,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as e:
         _err(f"tflint: error: {e}")
         return 2
+    if args.no_cache:
+        settings.cache = False
 
     found = files.discover(args.paths, settings)
     status_error = False

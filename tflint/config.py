@@ -27,6 +27,9 @@ class Settings:
     exclude: list[str] = field(default_factory=list)
     extend_exclude: list[str] = field(default_factory=list)
     force_exclude: bool = False
+    #: the project index cache (``.tflint_cache/`` under the project root by default)
+    cache: bool = True
+    cache_dir: str | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -43,6 +46,7 @@ KNOWN_KEYS = (
     "extend-exclude",
     "force-exclude",
     "tf-function-wrappers",
+    "cache-dir",
 )
 
 #: folders skipped when recursing, unless ``exclude`` replaces the list (as in flake8
@@ -336,6 +340,11 @@ def settings_from_mapping(raw: Mapping[str, Any], where: str, base_dir: str) -> 
         kw["tf_function_wrappers"] = _as_list(
             raw["tf-function-wrappers"], "tf-function-wrappers", where
         )
+    if "cache-dir" in raw:
+        value = raw["cache-dir"]
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: cache-dir must be a folder name, got {value!r}")
+        kw["cache_dir"] = os.path.normpath(os.path.join(base_dir, os.path.expanduser(value.strip())))
     return kw
 
 
@@ -383,6 +392,8 @@ def resolve_settings(
             parsed_cli["per_file_ignores"] = merge_per_file_ignores(entries, cwd)
         elif key == "force-exclude":
             parsed_cli["force_exclude"] = bool(value)
+        elif key == "cache-dir":
+            parsed_cli["cache_dir"] = os.path.normpath(os.path.join(cwd, os.path.expanduser(str(value))))
         else:
             items = (
                 split_list(value)

@@ -18,6 +18,7 @@ import libcst as cst
 from tflint.semantic.model import SemanticModel
 from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, PY_FUNCTION_NAMES, dotted_name, target_names
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
+from tflint.semantic.project import ProjectView
 
 # The walk
 
@@ -58,10 +59,12 @@ def _fields(t: type) -> tuple[str, ...]:
 
 def build(module: cst.Module, path: str, wrappers: Iterable[str],
           interests: dict[type, list[Callable]] | None = None,
-          events: list | None = None) -> SemanticModel:
+          events: list | None = None, project: ProjectView | None = None) -> SemanticModel:
     """Walk the module once, build the model and record ``(node, ctx)`` for every node
-    whose type is in ``interests`` into ``events``. Then finalize traced code."""
-    sem = SemanticModel(module=module, path=path, wrappers=frozenset(wrappers))
+    whose type is in ``interests`` into ``events``. Then finalize traced code.
+    ``project`` is what the rest of the project says of this file (functions traced
+    from other modules, call sites in them); without it the file stands alone."""
+    sem = SemanticModel(module=module, path=path, wrappers=frozenset(wrappers), project=project)
     _Builder(sem, interests or {}, events if events is not None else []).run()
     _finalize(sem)
     return sem
@@ -360,6 +363,12 @@ def _finalize(sem: SemanticModel) -> None:
                 f = cls.methods.get(m)
                 if f is not None and f.root_reason is None:
                     f.root_reason = "which Keras runs under tf.function"
+    # 3b. functions that traced code in another module of the project calls
+    if sem.project is not None:
+        for name, via in sem.project.traced_from_elsewhere().items():
+            f = sem.function_named(name)
+            if f is not None and f.root_reason is None and not f.py_function_target and not f.traced:
+                f.root_reason = via.describe()
     # 4. closure over calls and nesting
     work = [f for f in sem.functions if f.root_reason is not None and not f.py_function_target]
     for f in work:
