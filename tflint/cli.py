@@ -93,7 +93,7 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return fix_file(path, data, opts)
     try:
         settings = opts.settings
-        diags = lint_source(data, path, settings, project=project_view(path, settings))
+        diags = _lint_cached(data, path, settings)
         text: str | None = None
         if diags and not opts.disable_noqa:
             text = _decode_for_noqa(data)
@@ -113,6 +113,28 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return FileResult(path, diags, lines=lines)
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def _lint_cached(data: bytes, path: str, settings: Settings) -> list[Diagnostic]:
+    """The file's findings: from the project cache when nothing they depend on changed,
+    else from the engine (and then kept for the next run)."""
+    from tflint import result_cache
+    from tflint.engine import lint_source
+
+    view = project_view(path, settings)
+    key = None
+    if view is not None and view.index.cache is not None:
+        try:
+            key = result_cache.key(data, path, settings, view)
+        except (OSError, ValueError):
+            key = None
+        cached = result_cache.load(view, key, path) if key is not None else None
+        if cached is not None:
+            return cached
+    diags = lint_source(data, path, settings, project=view)
+    if key is not None:
+        result_cache.store(view, key, diags)
+    return diags
 
 
 def project_view(path: str, settings: Settings) -> Any:
@@ -444,6 +466,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     if args.no_cache:
         settings.cache = False
+    from tflint.semantic import project
+
+    project.reset()  # an earlier run in this process may have indexed files since changed
 
     found = files.discover(args.paths, settings)
     status_error = False
@@ -476,6 +501,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             diagnostics.extend(r.diagnostics)
             if r.lines is not None:
                 sources[r.path] = r.lines
+        project.flush_caches()
     elif not found.missing and not found.unreadable:
         return 0  # nothing to check: say nothing
 

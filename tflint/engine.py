@@ -118,7 +118,7 @@ def _lint_source(source: str | bytes, path: str, settings: Settings | None,
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         return [_engine_diag("TFL001", "source contains a NUL byte", path, line)] if want_001 else []
-    if not rules or not needs_parse(text, settings):
+    if not rules or not (needs_parse(text, settings) or _traced_from_elsewhere(project)):
         # nothing for the rules here, but a file that does not parse still deserves its
         # TFL001: CPython's parser is much cheaper than libcst's
         problem = _python_syntax_error(text, strict=True) if want_001 and not python_parsed else None
@@ -224,6 +224,12 @@ def _engine_code_enabled(code: str, settings: Settings) -> bool:
     from tflint.registry import is_enabled
 
     return is_enabled(code, settings.select, settings.ignore, settings.extend_select)
+
+
+def _traced_from_elsewhere(project: "ProjectView | None") -> bool:
+    """Another module's traced code calls into this file: it must be parsed even when
+    it never mentions TensorFlow (a helper module of plain Python)."""
+    return project is not None and bool(project.traced_from_elsewhere())
 
 
 def _one_line(e: object) -> str:

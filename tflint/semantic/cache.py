@@ -7,7 +7,11 @@ Two kinds of entries, both for one tflint version:
   tree is known without reading it;
 * ``summaries/<hash>.json``: the :mod:`ast` summary of a file's content, keyed by the
   content hash alone (a file moved or restored is not summarized again), read one at a
-  time, only for the modules a question reaches.
+  time, only for the modules a question reaches;
+* ``results/<key>.json``: the findings of one file, keyed by its content hash, its
+  path, the settings the engine reads, tflint's own code and the content of the whole
+  project (a finding may come from another module), so that a re-run on an unchanged
+  tree parses nothing.
 
 A cache is an optimization only: an entry that cannot be read or does not decode is
 rebuilt, a folder that cannot be written is skipped, never an error. As in ruff, the
@@ -38,6 +42,7 @@ class IndexCache:
         tag = hashlib.sha1(root.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         self.files_path = os.path.join(folder, f"files-{__version__}-{tag}.json")
         self.summary_dir = os.path.join(folder, f"summaries-{__version__}")
+        self.results_dir = os.path.join(folder, f"results-{__version__}")
         self._files: dict[str, list] | None = None
         self._new: dict[str, list] = {}
         self.writable = True
@@ -82,6 +87,20 @@ class IndexCache:
         if self.writable:
             path = self._summary_path(digest)
             self.writable = self._prepare() and _write_json(path, summary)
+
+    # -- findings
+
+    def _results_path(self, key: str) -> str:
+        return os.path.join(self.results_dir, key[:2], key + ".json")
+
+    def results(self, key: str) -> list[dict] | None:
+        got = _read_json(self._results_path(key))
+        items = got.get("diagnostics")
+        return items if isinstance(items, list) else None
+
+    def store_results(self, key: str, diagnostics: list[dict]) -> None:
+        if self.writable:
+            self.writable = self._prepare() and _write_json(self._results_path(key), {"diagnostics": diagnostics})
 
     # -- writing
 

@@ -491,6 +491,7 @@ class ProjectIndex:
         self._importers: dict[str, set[str]] | None = None
         #: per module path: the functions traced from its roots, {(path, fn): TracedFrom | None}
         self._closures: dict[str, dict[tuple[str, str], TracedFrom | None]] = {}
+        self._fingerprint: str | None = None
 
     # -- files and names
 
@@ -560,6 +561,17 @@ class ProjectIndex:
                     return self.resolve(s.imports[head] + tail, mf, _depth + 1)
             return mf, rest
         return None
+
+    def fingerprint(self) -> str:
+        """A hash of every module's content (through the stat-checked cache: an unchanged
+        tree is not read): a file's findings may change when any other module does."""
+        if self._fingerprint is None:
+            h = hashlib.sha1()
+            for path, mf in sorted(self.files().items()):
+                e = self._entry(mf)
+                h.update(f"{self.relpath(path)}\0{e['hash'] if e else '-'}\n".encode("utf-8", "surrogatepass"))
+            self._fingerprint = h.hexdigest()
+        return self._fingerprint
 
     def relpath(self, path: str) -> str:
         return os.path.relpath(path, self.root).replace(os.sep, "/")
@@ -871,3 +883,10 @@ def flush_caches() -> None:
     for idx in _INDEXES.values():
         if idx.cache is not None:
             idx.cache.save()
+
+
+def reset() -> None:
+    """Write the caches and forget every index: a new run in the same process (tests, an
+    editor integration) sees the files as they are now."""
+    flush_caches()
+    _INDEXES.clear()
