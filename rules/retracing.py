@@ -65,7 +65,9 @@ class PythonScalarArgument(Rule):
     epoch counter incremented in the loop, and literals that take at least
     `LITERAL_VARIANTS` (3) distinct values at the same argument position across the
     module's call sites. Loops over at most `SMALL_LOOP` (5) constant iterations and
-    `training=True`/`False`-style flags are not flagged.
+    `training=True`/`False`-style flags are not flagged. Through the project index, the
+    calls that other modules make to this module's tf.functions count too: the finding
+    is on the parameter and names the other module and line.
 
     ## Why is this bad?
     Python values are part of a tf.function's trace key: every new value traces and
@@ -381,7 +383,8 @@ class TfFunctionCreatedInLoop(Rule):
     followed by `f(x)`), and functions that create and call a `tf.function` every time they
     run when they themselves are called inside a loop. Creating one function per item and
     storing it (the guide's "one tf.function per optimizer") and cached creation under a
-    first-call guard are not flagged.
+    first-call guard are not flagged. A factory that another module of the project calls
+    in a loop is flagged too, naming that module and line.
 
     ## Why is this bad?
     Every `tf.function` object keeps its own traces. A new one per iteration traces and
