@@ -29,6 +29,8 @@ from typing import Any
 from tflint import __version__
 
 CACHE_DIR_NAME = ".tflint_cache"
+#: the layout of the entries; a change starts a new set of files beside the old ones
+FORMAT = 1
 _GITIGNORE = "# Automatically created by tflint.\n*\n"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by tflint.\n"
 
@@ -40,9 +42,9 @@ class IndexCache:
         self.folder = folder
         self.root = root
         tag = hashlib.sha1(root.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        self.files_path = os.path.join(folder, f"files-{__version__}-{tag}.json")
-        self.summary_dir = os.path.join(folder, f"summaries-{__version__}")
-        self.results_dir = os.path.join(folder, f"results-{__version__}")
+        self.files_path = os.path.join(folder, f"files-{__version__}-{FORMAT}-{tag}.json")
+        self.summary_dir = os.path.join(folder, f"summaries-{__version__}-{FORMAT}")
+        self.results_dir = os.path.join(folder, f"results-{__version__}-{FORMAT}")
         self._files: dict[str, list] | None = None
         self._new: dict[str, list] = {}
         self.writable = True
