@@ -137,6 +137,15 @@ def resolve_relative(module: str, is_package: bool, level: int, name: str | None
     return ".".join(base) or None
 
 
+def _subclasses(*bases: type) -> set[type]:
+    return {c for b in bases for c in b.__subclasses__()}
+
+
+#: nodes with nothing below them that the summary needs: never visited
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.alias, ast.Pass, ast.Break, ast.Continue}
+                    | _subclasses(ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))
+
+
 class _Summarizer(ast.NodeVisitor):
     """One walk over a module's ``ast`` tree that fills a :class:`ModuleSummary`."""
 
@@ -172,13 +181,14 @@ class _Summarizer(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> None:
         visit = self.visit
         AST = ast.AST
+        leaves = _LEAVES
         for name in node._fields:
             v = getattr(node, name, None)
             if type(v) is list:
                 for c in v:
-                    if isinstance(c, AST):
+                    if type(c) not in leaves and isinstance(c, AST):
                         visit(c)
-            elif isinstance(v, AST):
+            elif type(v) not in leaves and isinstance(v, AST):
                 visit(v)
 
     # -- names
@@ -839,7 +849,12 @@ class ProjectView:
         # only modules that import this one, directly or not, can reach it through calls;
         # of those, only the ones that mention TensorFlow can hold graph roots
         idx, me = self.index, self.module
-        for p in sorted(idx._transitive_importers(me) | {me.path}):
+        # in an order of this process's own: parallel workers then summarize different
+        # modules first and read each other's from the cache (the answer is the same in
+        # any order, see ProjectIndex.traced_from)
+        salt = str(os.getpid())
+        for p in sorted(idx._transitive_importers(me) | {me.path},
+                        key=lambda p: hashlib.sha1((salt + p).encode("utf-8", "surrogatepass")).digest()):
             other = idx.files().get(p) or me
             if idx.scan(other)[1]:
                 idx.traced_from(other)
