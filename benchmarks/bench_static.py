@@ -27,6 +27,12 @@ fetches it there). Prints, in one run:
    install`` leaves an installed package (the figure held against the goal), and with no
    bytecode cache at all, as an editable install runs under ``PYTHONDONTWRITEBYTECODE``
    (every start then compiles tflint's ~10,000 lines again).
+6. with a tree that keeps a project index cache (``--cache-dir``), each corpus-wide run
+   starts from an empty cache (in a temporary folder), the whole corpus is then checked
+   again on the cache it left (the warm re-run, reported as a fraction of the first), and
+   the one-file run checks a freshly edited copy of the file beside it (never in the
+   cache itself) on the project cache a first run filled; it is also given on an empty
+   cache, which indexes the project first.
 
 Times are wall-clock seconds (``time.perf_counter`` around ``subprocess.run``), best of
 ``--repeat`` runs (default 1). Run it on an otherwise idle machine.
@@ -81,9 +87,14 @@ def parsed_files(files: Sequence[str]) -> list[str]:
 
 
 def _timed(cmd: Sequence[str], repeat: int, env: dict[str, str] | None = None,
-           ok: Sequence[int] = (0, 1), cwd: Path = REPO) -> float:
+           ok: Sequence[int] = (0, 1), cwd: Path = REPO, fresh: Path | None = None) -> float:
+    """Best wall time of ``repeat`` runs; ``fresh`` is a cache folder emptied before each."""
+    import shutil
+
     best = float("inf")
     for _ in range(repeat):
+        if fresh is not None:
+            shutil.rmtree(fresh, ignore_errors=True)
         t0 = time.perf_counter()
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
         elapsed = time.perf_counter() - t0
@@ -93,8 +104,17 @@ def _timed(cmd: Sequence[str], repeat: int, env: dict[str, str] | None = None,
     return best
 
 
-def tflint_cmd(files: Sequence[str], jobs: int) -> list[str]:
-    return [sys.executable, "-m", "tflint", "check", f"-j{jobs}", "--isolated", "-q", *files]
+def tflint_cmd(files: Sequence[str], jobs: int, cache: Path | None = None) -> list[str]:
+    """``cache``: the project index cache folder (for a tree that has one; see
+    :func:`has_cache`)."""
+    extra = ["--cache-dir", str(cache)] if cache is not None else []
+    return [sys.executable, "-m", "tflint", "check", f"-j{jobs}", "--isolated", "-q", *extra, *files]
+
+
+def has_cache() -> bool:
+    """Does the tflint under test keep a project index cache (``--cache-dir``)?"""
+    r = subprocess.run([sys.executable, "-m", "tflint", "check", "--help"], capture_output=True, text=True, cwd=REPO)
+    return "--cache-dir" in r.stdout
 
 
 def flake8_sandbox(tmp: Path) -> Path:
@@ -186,13 +206,36 @@ def package_copy(tmp: Path, compiled: bool) -> Path:
     return root
 
 
-def cold_run(one_file: str, tmp: Path, compiled: bool) -> float:
+def cold_run(one_file: str, tmp: Path, compiled: bool, cache: Path | None = None,
+             fresh: bool = False) -> float:
     """Best of 5 fresh ``tflint check`` runs on one file, from a copy of the package
-    (``-m`` puts the working directory, the copy, first on ``sys.path``)."""
-    root = package_copy(tmp, compiled)
+    (``-m`` puts the working directory, the copy, first on ``sys.path``). With a project
+    index cache: warm (filled by a first run that is not counted) or, with ``fresh``,
+    emptied before every run."""
+    root = tmp / ("compiled" if compiled else "source")
+    if not root.exists():
+        root = package_copy(tmp, compiled)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the source copy stays uncompiled
-    return _timed(tflint_cmd([one_file], 1), 5, env=env, cwd=root)
+    if cache is None:
+        return _timed(tflint_cmd([one_file], 1), 5, env=env, cwd=root)
+    if fresh:
+        return _timed(tflint_cmd([one_file], 1, cache), 5, env=env, cwd=root, fresh=cache)
+    # an edited file on a warm cache (what an editor or pre-commit sees): each run checks
+    # a copy of the file beside it with a different last line, so the file's findings
+    # are never in the cache while the rest of the project's index is
+    edited = Path(one_file).resolve().with_name("_tflint_bench_edited.py")
+    text = Path(one_file).read_text(encoding="utf-8")
+    best = float("inf")
+    try:
+        edited.write_text(text, encoding="utf-8")
+        _timed(tflint_cmd([str(edited)], 1, cache), 1, env=env, cwd=root, fresh=cache)  # fills the cache
+        for i in range(5):
+            edited.write_text(f"{text}\n# edit {i}\n", encoding="utf-8")
+            best = min(best, _timed(tflint_cmd([str(edited)], 1, cache), 1, env=env, cwd=root))
+    finally:
+        edited.unlink(missing_ok=True)
+    return best
 
 
 def count_lines(files: Sequence[str]) -> int:
@@ -246,22 +289,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         list_file = tmp / "parsed.txt"
         list_file.write_text("\n".join(parsed) + "\n")
 
-        t_tflint = _timed(tflint_cmd(files, jobs), repeat)
-        print(f"tflint check -j{jobs}, all {len(files)} files        {t_tflint:8.2f} s")
+        # with a project index cache, every corpus-wide run starts from an empty one (a
+        # first run), and the whole corpus is then run again on the cache it left
+        cache = tmp / "tflint-cache" if has_cache() else None
+        t_tflint = _timed(tflint_cmd(files, jobs, cache), repeat, fresh=cache)
+        print(f"tflint check -j{jobs}, all {len(files)} files        {t_tflint:8.2f} s"
+              + ("   (empty project cache)" if cache is not None else ""))
+        t_warm = None
+        if cache is not None:
+            t_warm = _timed(tflint_cmd(files, jobs, cache), repeat)
+            print(f"  the same again, on the cache it left    {t_warm:8.2f} s")
         t_flake8 = _timed(flake8_cmd(files, jobs), repeat, env=env, ok=(0,), cwd=tmp)
         print(f"flake8 -j{jobs}, same files, default checks     {t_flake8:8.2f} s   (flake8 {plugins})")
-        t_tflint_parsed = _timed(tflint_cmd(parsed, jobs), repeat)
+        t_tflint_parsed = _timed(tflint_cmd(parsed, jobs, cache), repeat, fresh=cache)
         print(f"tflint check -j{jobs}, the {len(parsed)} parsed files    {t_tflint_parsed:8.2f} s")
         t_bare = _timed(bare_parse_cmd(list_file, jobs), repeat, ok=(0,))
         print(f"bare libcst.parse_module, same files, {jobs} procs {t_bare:8.2f} s")
 
-        cold = cold_run(one_file, tmp, compiled=True)
-        cold_source = cold_run(one_file, tmp, compiled=False)
+        cold = cold_run(one_file, tmp, compiled=True, cache=cache)
+        cold_source = cold_run(one_file, tmp, compiled=False, cache=cache)
+        cold_empty = cold_run(one_file, tmp, compiled=True, cache=cache, fresh=True) if cache is not None else None
     python_start = _timed([sys.executable, "-c", "pass"], 5, ok=(0,))
     libcst_import = _timed([sys.executable, "-c", "import libcst"], 5, ok=(0,))
     print(f"cold tflint check, {one_lines}-line file, best of 5 {cold:8.3f} s   "
           f"({os.path.relpath(one_file, root)})")
+    if cache is not None:
+        print("  (a copy of that file edited before each run, on the project cache a first run filled)")
     print(f"  the same without any bytecode cache      {cold_source:8.3f} s")
+    if cold_empty is not None:
+        print(f"  the same with an empty project cache     {cold_empty:8.3f} s   (indexes the project first)")
     print(f"  for scale, best of 5: `python -c pass` {python_start:.3f} s, "
           f"`python -c 'import libcst'` {libcst_import:.3f} s")
     print()
@@ -270,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"tflint / flake8                     {r1:6.2f}   (goal <= 0.5)")
     print(f"tflint on parsed files / bare parse {r2:6.2f}   (goal <= 1.5)")
     print(f"cold one-file run                   {cold:6.3f} s (goal <= 0.3 s)")
+    if t_warm is not None:
+        print(f"warm re-run / first run, corpus     {t_warm / t_tflint:6.2f}")
     return 0
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel
+from tflint.semantic.project import ArgInfo, ExternalCall
 from tflint.semantic.syntax import code as _code, names_read
 
 #: a Python loop with at most this many iterations traces at most this many graphs:
@@ -49,7 +52,9 @@ class PythonScalarArgument(Rule):
     epoch counter incremented in the loop, and literals that take at least
     `LITERAL_VARIANTS` (3) distinct values at the same argument position across the
     module's call sites. Loops over at most `SMALL_LOOP` (5) constant iterations and
-    `training=True`/`False`-style flags are not flagged.
+    `training=True`/`False`-style flags are not flagged. Through the project index, the
+    calls that other modules make to this module's tf.functions count too: the finding
+    is on the parameter and names the other module and line.
 
     ## Why is this bad?
     Python values are part of a tf.function's trace key: every new value traces and
@@ -86,6 +91,9 @@ class PythonScalarArgument(Rule):
     NAME = "python-scalar-argument"
     MESSAGE = ("`{arg}` is a Python value that changes per call{why}: `{fn}` traces a new graph for every value; "
                "pass a tensor (`tf.constant(...)`) or set an input_signature")
+    MESSAGE_EXTERNAL = ("`{arg}` is a Python value that changes per call, passed as `{param}` in {where}: "
+                        "`{fn}` traces a new graph for every value; pass a tensor (`tf.constant(...)`) "
+                        "or set an input_signature")
     SEVERITY = Severity.PERF
     TRACED_ONLY = False
     PITFALLS = ("P31",)
@@ -308,11 +316,69 @@ for filter_index in range(64):
                 if why is not None:
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=why), ctx=None,
                                 fix=self._fix(value, ctx))
+        external = self._external_sites()
+        for (callee, key), calls in external.items():
+            varying = [(c, a) for c, a in calls if a.kind == "varying"]
+            if varying:
+                self._report_external(callee, key, varying)
+                continue
+            lits = {a.text for _, a in calls if a.kind == "literal"}
+            local = literal_sites.get((id(callee), key), [])
+            if lits and len(lits | {_literal_repr(lit) for _, lit, _, _ in local}) >= LITERAL_VARIANTS:
+                self._report_external(callee, key, [(c, a) for c, a in calls if a.kind == "literal"])
+                if len({lit for _, lit, _, _ in local}) < LITERAL_VARIANTS:  # else reported below
+                    for value, _, ctx, _ in local:
+                        self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
+                                    fix=self._fix(value, ctx))
         for sites in literal_sites.values():
             if len({lit for _, lit, _, _ in sites}) >= LITERAL_VARIANTS:
                 for value, lit, ctx, callee in sites:
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
                                 fix=self._fix(value, ctx))
+
+    def _external_sites(self) -> dict[tuple[FunctionInfo, str], list[tuple[ExternalCall, ArgInfo]]]:
+        """The arguments that other modules of the project pass, outside traced code, to
+        this file's module-level tf.functions, by (function, parameter)."""
+        sem = self.sem
+        if sem.project is None:
+            return {}
+        targets: list[tuple[str, FunctionInfo]] = [
+            (f.name, f) for f in sem.module_functions.values() if f.tf_function and not f.has_input_signature]
+        for name, values in sem.module_assigns.items():
+            if len(values) == 1 and name not in sem.module_functions:
+                v = values[0]
+                if isinstance(v, cst.Call) and sem.is_tf_function_expr(v.func) and v.args and \
+                        isinstance(v.args[0].value, cst.Name):
+                    f = sem.module_functions.get(v.args[0].value.value)
+                    if f is not None and f.tf_function and not f.has_input_signature:
+                        targets.append((name, f))
+        out: dict[tuple[FunctionInfo, str], list[tuple[ExternalCall, ArgInfo]]] = {}
+        for name, f in targets:
+            params = [p.name.value for p in f.params if p.star not in ("*", "**")]
+            for site in sem.external_call_sites(name):
+                if site.in_traced_code or site.unpacks:
+                    continue  # inside a graph the call is inlined into the caller's trace
+                for a in site.args:
+                    key = a.key
+                    if key.startswith("#"):
+                        i = int(key[1:])
+                        if i >= len(params):
+                            continue
+                        key = params[i]
+                    if a.kind != "other":
+                        out.setdefault((f, key), []).append((site, a))
+        return out
+
+    def _report_external(self, callee: FunctionInfo, key: str,
+                         calls: list[tuple[ExternalCall, ArgInfo]]) -> None:
+        """One finding on the parameter, naming the first call site in the other module."""
+        param = next((p for p in callee.params if p.name.value == key), None)
+        if param is None or not calls:
+            return
+        site, arg = calls[0]
+        more = len(calls) - 1
+        where = f"`{site.path}` (line {site.line})" + (f" and {more} more call site{'s' * (more > 1)}" if more else "")
+        self.report(param.name, self.MESSAGE_EXTERNAL.format(arg=arg.text, param=key, where=where, fn=callee.name))
 
     def _fix(self, value: cst.BaseExpression, ctx: Ctx):
         """Wrap the argument in ``tf.constant(...)`` (unsafe: the parameter may drive
@@ -342,6 +408,14 @@ for filter_index in range(64):
         return f" ({why})" if why else ""
 
 
+def _literal_repr(text: str) -> str:
+    """A literal's source text as the project index writes it (``repr`` of its value)."""
+    try:
+        return repr(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return text
+
+
 def _literal(value: cst.BaseExpression) -> str | None:
     if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
         return value.value
@@ -362,7 +436,8 @@ class TfFunctionCreatedInLoop(Rule):
     followed by `f(x)`), and functions that create and call a `tf.function` every time they
     run when they themselves are called inside a loop. Creating one function per item and
     storing it (the guide's "one tf.function per optimizer") and cached creation under a
-    first-call guard are not flagged.
+    first-call guard are not flagged. A factory that another module of the project calls
+    in a loop is flagged too, naming that module and line.
 
     ## Why is this bad?
     Every `tf.function` object keeps its own traces. A new one per iteration traces and
@@ -496,6 +571,11 @@ def train(model, batches):
                     continue
                 self.report(node.name, self.MESSAGE.format(
                     where=f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"))
+                return
+        for site in sem.external_call_sites(factory):
+            if site.in_loop:
+                self.report(node.name, self.MESSAGE.format(
+                    where=f"on every call of `{factory.name}`, which `{site.path}` calls in a loop (line {site.line})"))
                 return
 
     def _one_per_value(self, call: cst.Call, factory: FunctionInfo, reads: set[str], ctx: Ctx) -> bool:

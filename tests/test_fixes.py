@@ -195,7 +195,7 @@ def _diag(line: int, col: int, end_col: int, content: str, code: str = "TFL101",
 def test_fix_that_breaks_the_file_is_dropped_and_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     src = "a = 1\nb = 2\n"
 
-    def fake_lint(text: str, path: str, settings: Settings):
+    def fake_lint(text: str, path: str, settings: Settings, **_: object):
         out = []
         if "a = 1" in text:
             out.append(_diag(1, 4, 5, "(", code="TFL901"))  # breaks the file
@@ -215,7 +215,7 @@ def test_overlapping_fixes_take_two_passes(monkeypatch: pytest.MonkeyPatch) -> N
     src = "x = f(g(1))\n"
     calls = []
 
-    def fake_lint(text: str, path: str, settings: Settings):
+    def fake_lint(text: str, path: str, settings: Settings, **_: object):
         calls.append(text)
         out = []
         i = text.find("f(")
@@ -241,7 +241,7 @@ def test_identical_import_edits_apply_once() -> None:
 
 
 def test_loop_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_lint(text: str, path: str, settings: Settings):
+    def fake_lint(text: str, path: str, settings: Settings, **_: object):
         return [_diag(1, 0, 1, "00")]  # always one more fix: the line grows
 
     monkeypatch.setattr(engine, "lint_source", fake_lint)
@@ -266,7 +266,8 @@ def test_cli_fix_writes_atomically_keeps_mode_and_reports_the_rest(project: Path
     assert "Fixed 1 finding in 1 file; 1 finding remaining." in r.err
     assert p.read_text() == src.replace('    print("x"', '    tf.print("x"')
     assert stat.S_IMODE(p.stat().st_mode) == 0o640
-    assert sorted(os.listdir(project)) == ["a.py", "pyproject.toml"]  # no temporary file left
+    # no temporary file left (the project index cache is tflint's own, git-ignored folder)
+    assert sorted(os.listdir(project)) == [".tflint_cache", "a.py", "pyproject.toml"]
 
     r = run("check", "--fix", "--unsafe-fixes", "a.py")
     assert r.rc == 0 and r.out == "", r.out + r.err
@@ -348,7 +349,7 @@ def test_interrupted_write_leaves_the_file_whole(project: Path, run, monkeypatch
     r = run("check", "--fix", "a.py")
     assert r.rc == 2 and "cannot write the fixed file: No space left on device" in r.err
     assert p.read_text() == BAD
-    assert sorted(os.listdir(project)) == ["a.py", "pyproject.toml"]
+    assert sorted(set(os.listdir(project)) - {".tflint_cache"}) == ["a.py", "pyproject.toml"]
 
 
 def test_write_atomic_interrupted_before_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -82,7 +82,6 @@ def _decode_for_noqa(data: bytes) -> str:
 def check_file(path: str, opts: CheckOptions) -> FileResult:
     """Read and lint one file, then apply noqa and per-file-ignores. Never raises."""
     from tflint import files, noqa
-    from tflint.engine import lint_source
     from tflint.registry import is_enabled
 
     try:
@@ -93,7 +92,7 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return fix_file(path, data, opts)
     try:
         settings = opts.settings
-        diags = lint_source(data, path, settings)
+        diags = _lint_cached(data, path, settings)
         text: str | None = None
         if diags and not opts.disable_noqa:
             text = _decode_for_noqa(data)
@@ -113,6 +112,37 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return FileResult(path, diags, lines=lines)
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def _lint_cached(data: bytes, path: str, settings: Settings) -> list[Diagnostic]:
+    """The file's findings: from the project cache when nothing they depend on changed,
+    else from the engine (and then kept for the next run)."""
+    from tflint import result_cache
+    from tflint.engine import lint_source
+
+    view = project_view(path, settings)
+    key = None
+    if view is not None and view.index.cache is not None:
+        try:
+            key = result_cache.key(data, path, settings, view)
+        except (OSError, ValueError):
+            key = None
+        cached = result_cache.load(view, key, path) if key is not None else None
+        if cached is not None:
+            return cached
+    diags = lint_source(data, path, settings, project=view)
+    if key is not None:
+        result_cache.store(view, key, diags)
+    return diags
+
+
+def project_view(path: str, settings: Settings) -> Any:
+    """What the rest of the file's project says of it (imports, traced callers, call
+    sites), from the project index; None outside a project. Never raises."""
+    from tflint.semantic.project import view_for
+
+    return view_for(path, cache=settings.cache, cache_dir=settings.cache_dir,
+                    wrappers=settings.tf_function_wrappers)
 
 
 def _file_settings(path: str, settings: Settings) -> Settings:
@@ -136,7 +166,7 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
 
     try:
         result = fix_source(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
-                            noqa=not opts.disable_noqa)
+                            noqa=not opts.disable_noqa, project=project_view(path, opts.settings))
         new = result.source
         assert isinstance(new, bytes)
         out = FileResult(path, list(result.diagnostics), fixed=result.applied,
@@ -358,6 +388,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="read this pyproject.toml or setup.cfg instead of searching upwards",
     )
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
+    g = check.add_argument_group("project index")
+    g.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the project index cache (.tflint_cache/ under the project root)",
+    )
+    g.add_argument(
+        "--cache-dir",
+        metavar="PATH",
+        help="keep the project index cache here instead of .tflint_cache/ under the project root",
+    )
     g.add_argument(
         "-j",
         "--jobs",
@@ -414,6 +455,7 @@ def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
         "force-exclude": args.force_exclude,
         "tf-function-wrappers": args.tf_function_wrappers,
         "keras-version": args.keras_version,
+        "cache-dir": args.cache_dir,
     }
 
 
@@ -428,6 +470,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as e:
         _err(f"tflint: error: {e}")
         return 2
+    if args.no_cache:
+        settings.cache = False
+    from tflint.semantic import project
+
+    project.reset()  # an earlier run in this process may have indexed files since changed
 
     found = files.discover(args.paths, settings)
     status_error = False
@@ -460,6 +507,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             diagnostics.extend(r.diagnostics)
             if r.lines is not None:
                 sources[r.path] = r.lines
+        project.flush_caches()
     elif not found.missing and not found.unreadable:
         return 0  # nothing to check: say nothing
 

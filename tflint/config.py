@@ -31,6 +31,9 @@ class Settings:
     exclude: list[str] = field(default_factory=list)
     extend_exclude: list[str] = field(default_factory=list)
     force_exclude: bool = False
+    #: the project index cache (``.tflint_cache/`` under the project root by default)
+    cache: bool = True
+    cache_dir: str | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -48,6 +51,7 @@ KNOWN_KEYS = (
     "force-exclude",
     "tf-function-wrappers",
     "keras-version",
+    "cache-dir",
 )
 
 #: folders skipped when recursing, unless ``exclude`` replaces the list (as in flake8
@@ -346,6 +350,11 @@ def settings_from_mapping(raw: Mapping[str, Any], where: str, base_dir: str) -> 
         if value not in ("auto", "2", "3"):
             raise ConfigError(f"{where}: keras-version must be auto, 2 or 3, not {raw['keras-version']!r}")
         kw["keras_version"] = value
+    if "cache-dir" in raw:
+        value = raw["cache-dir"]
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: cache-dir must be a folder name, got {value!r}")
+        kw["cache_dir"] = os.path.normpath(os.path.join(base_dir, os.path.expanduser(value.strip())))
     return kw
 
 
@@ -395,6 +404,8 @@ def resolve_settings(
             parsed_cli["force_exclude"] = bool(value)
         elif key == "keras-version":
             parsed_cli["keras_version"] = value
+        elif key == "cache-dir":
+            parsed_cli["cache_dir"] = os.path.normpath(os.path.join(cwd, os.path.expanduser(str(value))))
         else:
             items = (
                 split_list(value)

@@ -14,7 +14,7 @@ import re
 import threading
 import tokenize
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import libcst as cst
 
@@ -23,6 +23,9 @@ from tflint.diagnostics import Diagnostic, Fix, Severity
 from tflint.registry import ENGINE_CODES, selected_rules
 from tflint.rule import Rule
 from tflint import fixes, semantic
+
+if TYPE_CHECKING:
+    from tflint.semantic.project import ProjectView
 
 #: a file that mentions none of these cannot contain traced TensorFlow code
 _PREFILTER = re.compile(r"tensorflow|keras|\btf\.|\btf2\.|def_function|polymorphic_function")
@@ -74,14 +77,16 @@ def _engine_diag(code: str, message: str, path: str, line: int = 1, column: int 
 
 
 def lint_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None, *,
-                python_parsed: bool = False) -> list[Diagnostic]:
+                python_parsed: bool = False, project: "ProjectView | None" = None) -> list[Diagnostic]:
     """Lint one file's source. Returns diagnostics sorted by position, noqa not applied,
     each message on one line.
 
     Every file that Python cannot parse gets its TFL001, whether it mentions TensorFlow
     or not; files the rules have nothing to look at are only checked by CPython's own
     parser, not parsed with libcst. ``python_parsed`` tells that the caller (flake8)
-    already parsed the source with CPython, so that check can be skipped.
+    already parsed the source with CPython, so that check can be skipped. ``project``
+    (from :func:`tflint.semantic.project.view_for`) tells what the other modules of the
+    file's project say of it; the front-ends give it, a bare call lints the file alone.
 
     Python's cyclic garbage collector is paused while the file is parsed and analysed:
     a LibCST tree is tens of thousands of objects, allocated all at once and acyclic, so
@@ -89,16 +94,16 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     of the run. The few cycles the analysis makes are collected once the collector runs
     again (it is re-enabled as it was, also when linting raises)."""
     if not gc.isenabled():
-        return _lint_source(source, path, settings, python_parsed)
+        return _lint_source(source, path, settings, python_parsed, project)
     gc.disable()
     try:
-        return _lint_source(source, path, settings, python_parsed)
+        return _lint_source(source, path, settings, python_parsed, project)
     finally:
         gc.enable()
 
 
 def _lint_source(source: str | bytes, path: str, settings: Settings | None,
-                 python_parsed: bool) -> list[Diagnostic]:
+                 python_parsed: bool, project: "ProjectView | None" = None) -> list[Diagnostic]:
     settings = settings or Settings()
     rules = selected_rules(settings.select, settings.ignore, settings.extend_select)
     want_001 = _engine_code_enabled("TFL001", settings)
@@ -113,7 +118,7 @@ def _lint_source(source: str | bytes, path: str, settings: Settings | None,
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         return [_engine_diag("TFL001", "source contains a NUL byte", path, line)] if want_001 else []
-    if not rules or not needs_parse(text, settings):
+    if not rules or not (needs_parse(text, settings) or _traced_from_elsewhere(project)):
         # nothing for the rules here, but a file that does not parse still deserves its
         # TFL001: CPython's parser is much cheaper than libcst's
         problem = _python_syntax_error(text, strict=True) if want_001 and not python_parsed else None
@@ -140,7 +145,7 @@ def _lint_source(source: str | bytes, path: str, settings: Settings | None,
     except Exception as e:  # the parser itself failed on odd input
         return [_engine_diag("TFL001", f"cannot parse: {_one_line(e)}", path)] if want_001 else []
     try:
-        return _run_rules(module, path, rules, settings, want_002)
+        return _run_rules(module, path, rules, settings, want_002, project)
     except RecursionError:
         return [_engine_diag("TFL002", "analysis stopped: source is nested too deeply", path)] if want_002 else []
     except Exception as e:  # a bug in the semantic model: report, never raise
@@ -221,12 +226,18 @@ def _engine_code_enabled(code: str, settings: Settings) -> bool:
     return is_enabled(code, settings.select, settings.ignore, settings.extend_select)
 
 
+def _traced_from_elsewhere(project: "ProjectView | None") -> bool:
+    """Another module's traced code calls into this file: it must be parsed even when
+    it never mentions TensorFlow (a helper module of plain Python)."""
+    return project is not None and bool(project.traced_from_elsewhere())
+
+
 def _one_line(e: object) -> str:
     return " ".join(str(e).split())[:300]
 
 
 def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], settings: Settings,
-               want_002: bool) -> list[Diagnostic]:
+               want_002: bool, project: "ProjectView | None" = None) -> list[Diagnostic]:
     reports: list[tuple[Rule, cst.CSTNode, str, object]] = []
 
     def sink(rule: Rule, node: cst.CSTNode, message: str, fix: object) -> None:
@@ -243,7 +254,7 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
             handlers_by_type.setdefault(t, [])
     events: list[tuple[cst.CSTNode, semantic.Ctx]] = []
     sem = semantic.build(module, path, settings.tf_function_wrappers, handlers_by_type, events,
-                         keras_version=settings.keras_version)
+                         keras_version=settings.keras_version, project=project)
 
     instances = [rc(sem, sink) for rc in rule_classes]
     for inst in instances:
@@ -417,7 +428,7 @@ def _parses(text: str) -> str | None:
 
 
 def fix_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None,
-               unsafe: bool = False, noqa: bool = True) -> FixResult:
+               unsafe: bool = False, noqa: bool = True, project: "ProjectView | None" = None) -> FixResult:
     """Apply the fixes of ``source``'s findings until nothing changes; pure (text in,
     text out), never raises.
 
@@ -436,7 +447,7 @@ def fix_source(source: str | bytes, path: str = "<string>", settings: Settings |
     try:
         text, encoding, bom = _split_encoding(source)
     except (UnicodeDecodeError, LookupError, SyntaxError):
-        return FixResult(source, lint_source(source, path, settings), 0)
+        return FixResult(source, lint_source(source, path, settings, project=project), 0)
     original = text
     applied = 0
     by_code: dict[str, int] = {}
@@ -444,7 +455,7 @@ def fix_source(source: str | bytes, path: str = "<string>", settings: Settings |
     rejected: set[tuple] = set()
 
     def lint(t: str) -> list[Diagnostic]:
-        diags = lint_source(t, path, settings)
+        diags = lint_source(t, path, settings, project=project)
         return noqa_mod.apply_noqa(diags, t) if noqa else diags
 
     diags = lint(text)

@@ -53,6 +53,8 @@ class Plugin:
     tf_function_wrappers: ClassVar[list[str]] = []
     #: ``keras-version`` from tflint's own config
     keras_version: ClassVar[str] = "auto"
+    #: ``cache-dir`` from tflint's own config (None: .tflint_cache/ under the project root)
+    cache_dir: ClassVar[str | None] = None
 
     def __init__(self, tree: Any, lines: Sequence[str] | None = None, filename: str = "stdin"):
         # ``tree`` is flake8's ast.Module: its name tells flake8 what we are, and its
@@ -91,11 +93,12 @@ class Plugin:
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
         wrappers = getattr(options, "tf_function_wrappers", None)
-        own = _tflint_config()
+        config = _tflint_config()
         if wrappers is None:
-            wrappers = list(own.tf_function_wrappers) if own is not None else []
+            wrappers = list(config.tf_function_wrappers) if config is not None else []
         cls.tf_function_wrappers = [w for w in (wrappers or []) if w]
-        cls.keras_version = own.keras_version if own is not None else "auto"
+        cls.keras_version = config.keras_version if config is not None else "auto"
+        cls.cache_dir = config.cache_dir if config is not None else None
 
     # ------------------------------------------------------------------ checking
 
@@ -110,10 +113,16 @@ class Plugin:
         from tflint.config import Settings
         from tflint.engine import lint_source
 
+        from tflint.semantic.project import view_for
+
         source = "".join(self.lines)
         settings = Settings(select=["TFL"], tf_function_wrappers=list(self.tf_function_wrappers),
                             keras_version=self.keras_version)
-        for d in lint_source(source, self.filename, settings, python_parsed=self.python_parsed):
+        # flake8 hands over one file at a time: the project index is built lazily from
+        # its path (and kept for the process), so other modules are read only as needed
+        project = view_for(self.filename, cache_dir=self.cache_dir, wrappers=settings.tf_function_wrappers)
+        for d in lint_source(source, self.filename, settings, python_parsed=self.python_parsed,
+                             project=project):
             yield (max(d.line, 1), max(d.column, 0), f"{d.code} {d.message}", type(self))
 
 
@@ -128,9 +137,10 @@ def _internal_error(e: BaseException, plugin: type) -> Result:
 
 
 def _tflint_config() -> "Settings | None":
-    """``[tool.tflint]`` / ``[tflint]`` found from the current directory, as ``tflint
-    check`` finds it, so both front-ends see the same traced code (``tf-function-wrappers``,
-    ``keras-version``). A broken config is logged, not raised (flake8 would abort)."""
+    """tflint's own settings (``tf-function-wrappers``, ``keras-version``, ``cache-dir``)
+    from ``[tool.tflint]`` / ``[tflint]`` found from the current directory, as ``tflint
+    check`` finds them, so both front-ends see the same traced code. A broken config is
+    logged, not raised (flake8 would abort)."""
     try:
         from tflint.config import resolve_settings
 

@@ -5,7 +5,9 @@
 - :mod:`.builder`: the one walk over the libcst tree that builds the model;
 - :mod:`.model`: :class:`SemanticModel`, name resolution and call binding;
 - :mod:`.values`: what an expression is (tensor, Python value, dataset, ...);
-- :mod:`.execution`: when a line runs (traced or eager, and why).
+- :mod:`.execution`: when a line runs (traced or eager, and why);
+- :mod:`.project`: the project-wide index (other modules' imports, roots and calls, read
+  with CPython's ``ast``), and :mod:`.cache`, its cache in ``.tflint_cache/``.
 """
 
 from tflint.semantic.builder import build

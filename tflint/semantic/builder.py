@@ -18,6 +18,7 @@ import libcst as cst
 from tflint.semantic.model import SemanticModel
 from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, dotted_name, target_names
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
+from tflint.semantic.project import ProjectView
 
 # The walk
 
@@ -58,11 +59,15 @@ def _fields(t: type) -> tuple[str, ...]:
 
 def build(module: cst.Module, path: str, wrappers: Iterable[str],
           interests: dict[type, list[Callable]] | None = None,
-          events: list | None = None, keras_version: str = "auto") -> SemanticModel:
+          events: list | None = None, keras_version: str = "auto",
+          project: ProjectView | None = None) -> SemanticModel:
     """Walk the module once, build the model and record ``(node, ctx)`` for every node
     whose type is in ``interests`` into ``events``. Then finalize traced code.
-    ``keras_version`` ("auto", "2" or "3") says which Keras runs the module's models."""
-    sem = SemanticModel(module=module, path=path, wrappers=frozenset(wrappers), keras_version=keras_version)
+    ``keras_version`` ("auto", "2" or "3") says which Keras runs the module's models;
+    ``project`` is what the rest of the project says of this file (functions traced
+    from other modules, call sites in them); without it the file stands alone."""
+    sem = SemanticModel(module=module, path=path, wrappers=frozenset(wrappers), keras_version=keras_version,
+                        project=project)
     _Builder(sem, interests or {}, events if events is not None else []).run()
     _finalize(sem)
     return sem
@@ -408,6 +413,12 @@ def _finalize(sem: SemanticModel) -> None:
                 f = cls.methods.get(m)
                 if f is not None and f.root_reason is None and m not in called_directly:
                     f.root_reason = KERAS_STEP_REASON
+    # 3b. functions that traced code in another module of the project calls
+    if sem.project is not None:
+        for name, via in sem.project.traced_from_elsewhere().items():
+            f = sem.function_named(name)
+            if f is not None and f.root_reason is None and not f.py_function_target and not f.traced:
+                f.root_reason = via.describe()
     # 4. closure over calls and nesting; with ``tf.config.run_functions_eagerly(True)`` at
     # module level, tf.functions and Keras steps run as Python: only tf.data still traces
     work = [f for f in sem.functions if f.root_reason is not None and not f.py_function_target and

@@ -13,6 +13,7 @@ import libcst as cst
 from tflint.semantic.execution import ExecutionJudgements
 from tflint.semantic.names import KERAS_MODEL_BASES, TF_FUNCTION_NAMES, canonical, dotted_name, is_container_value
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
+from tflint.semantic.project import ExternalCall, ProjectView
 from tflint.semantic.values import ValueFlow, ValueJudgements
 
 
@@ -25,6 +26,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     keras_version: str = "auto"
     #: ``tf.config.run_functions_eagerly(True)`` at module level
     functions_run_eagerly: bool = False
+    #: what the rest of the project says of this file (None: the file stands alone)
+    project: ProjectView | None = None
     #: local name -> qualified names it may stand for (several for conditional imports)
     imports: dict[str, set[str]] = field(default_factory=dict)
     functions: list[FunctionInfo] = field(default_factory=list)
@@ -158,6 +161,33 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
                 out[names[pos] if pos < len(names) else f"#{pos}"] = a
                 pos += 1
         return out
+
+    # ----------------------------------------------------------------- the project
+
+    def function_named(self, qualified: str) -> FunctionInfo | None:
+        """The function ``f``, ``Cls.method`` or ``outer.inner`` of this file."""
+        head, *rest = qualified.split(".")
+        fn: FunctionInfo | None = self.module_functions.get(head)
+        cls = self.classes.get(head) if fn is None else None
+        for part in rest:
+            if cls is not None:
+                fn, cls = cls.methods.get(part), None
+            elif fn is not None:
+                fn = next((n for n in fn.nested if n.name == part and isinstance(n.node, cst.FunctionDef)), None)
+            if fn is None:
+                return None
+        return fn
+
+    def external_call_sites(self, fn: FunctionInfo | str) -> list[ExternalCall]:
+        """Calls of a top-level function (or module-level name) of this file made in the
+        other modules of the project that import it; empty without a project."""
+        name = fn if isinstance(fn, str) else fn.name
+        if self.project is None or (not isinstance(fn, str) and (fn.parent is not None or fn.cls is not None)):
+            return []
+        return self.project.call_sites(name)
+
+    def project_file(self) -> str:
+        return self.project.relpath if self.project is not None else self.path
 
     # ----------------------------------------------------------------- helpers for rules
 

@@ -1,0 +1,290 @@
+"""The project-wide index: traced code, TFL401 and TFL402 across modules, the cache."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import write
+from tflint.semantic import project as P
+
+OPS = '''import tensorflow as tf
+
+
+def helper(x):
+    return x.numpy()
+
+
+def make_step(model):
+    @tf.function
+    def step(x):
+        return model(x)
+
+    return step(1)
+
+
+@tf.function
+def scaled(x, factor):
+    return x * factor
+
+
+def unused(x):
+    return x.numpy()
+'''
+
+TRAINER = '''import tensorflow as tf
+
+from . import ops
+from .ops import make_step, scaled
+
+
+class Trainer(tf.keras.Model):
+    def train_step(self, data):
+        y = ops.helper(data)
+        return {"loss": y}
+
+
+def main(model):
+    for epoch in range(100):
+        make_step(model)
+        scaled(tf.constant(1.0), epoch)
+'''
+
+
+@pytest.fixture
+def pkg(project: Path) -> Path:
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/ops.py", OPS)
+    write(project, "pkg/trainer.py", TRAINER)
+    return project
+
+
+def codes_at(out: str, path: str) -> list[tuple[int, str]]:
+    found = []
+    for line in out.splitlines():
+        if line.startswith(path + ":"):
+            _, row, _, rest = line.split(":", 3)
+            found.append((int(row), rest.split()[0]))
+    return found
+
+
+def test_helper_traced_through_an_import(pkg: Path, run) -> None:
+    r = run("check", "pkg/ops.py")
+    assert (5, "TFL201") in codes_at(r.out, "pkg/ops.py"), r.out
+    assert "called from `train_step` in `pkg/trainer.py` (line 9), which Keras runs under tf.function" in r.out
+    # `unused` is called from nowhere: not traced, no finding
+    assert 22 not in [row for row, _ in codes_at(r.out, "pkg/ops.py")]
+
+
+def test_alone_the_file_knows_nothing_of_its_callers(pkg: Path) -> None:
+    from tflint.engine import lint_source
+
+    diags = lint_source((pkg / "pkg/ops.py").read_text(), "pkg/ops.py")
+    assert not [d for d in diags if d.code in ("TFL201", "TFL401", "TFL402")]
+
+
+def test_tfl401_and_tfl402_name_the_other_module(pkg: Path, run) -> None:
+    r = run("check", "pkg/ops.py")
+    found = codes_at(r.out, "pkg/ops.py")
+    assert (10, "TFL402") in found and (17, "TFL401") in found, r.out
+    assert "which `pkg/trainer.py` calls in a loop (line 15)" in r.out
+    assert "`epoch` is a Python value that changes per call, passed as `factor` in `pkg/trainer.py` (line 16)" in r.out
+
+
+def test_tfl401_literals_counted_across_modules(project: Path, run) -> None:
+    write(project, "lib.py", "import tensorflow as tf\n\n@tf.function\ndef resize(x, size):\n"
+                             "    return tf.image.resize(x, [size, size])\n\nresize(tf.zeros([1, 8, 8, 3]), 32)\n")
+    write(project, "app.py", "import tensorflow as tf\nfrom lib import resize\n\n"
+                             "a = resize(tf.zeros([1, 8, 8, 3]), 64)\nb = resize(tf.zeros([1, 8, 8, 3]), 128)\n")
+    r = run("check", "lib.py")
+    found = codes_at(r.out, "lib.py")
+    assert (4, "TFL401") in found and (7, "TFL401") in found, r.out
+    assert "passed as `size` in `app.py` (line 4) and 1 more call site" in r.out
+    # two values only: a deliberate specialization, not flagged
+    write(project, "app.py", "import tensorflow as tf\nfrom lib import resize\n\n"
+                             "a = resize(tf.zeros([1, 8, 8, 3]), 64)\n")
+    assert "TFL401" not in run("check", "lib.py").out
+
+
+def test_calls_in_traced_code_and_small_loops_are_not_tfl401(project: Path, run) -> None:
+    write(project, "lib.py", "import tensorflow as tf\n\n@tf.function\ndef f(x, n):\n    return x * n\n")
+    write(project, "app.py", "import tensorflow as tf\nimport lib\n\n@tf.function\ndef outer(x):\n"
+                             "    for i in range(100):\n        x = lib.f(x, i)\n    return x\n\n"
+                             "for i in range(3):\n    lib.f(tf.constant(1.0), i)\n")
+    r = run("check", "lib.py")
+    assert "TFL401" not in r.out, r.out
+
+
+def test_relative_imports_two_levels_and_reexports(project: Path, run) -> None:
+    write(project, "proj/__init__.py", "")
+    write(project, "proj/util/__init__.py", "from .core import helper\n")
+    write(project, "proj/util/core.py", "def helper(x):\n    return x.numpy()\n")
+    write(project, "proj/models/__init__.py", "")
+    write(project, "proj/models/net.py", "import tensorflow as tf\nfrom ..util import helper\n\n"
+                                         "@tf.function\ndef step(x):\n    return helper(x)\n")
+    r = run("check", "proj/util/core.py")
+    assert codes_at(r.out, "proj/util/core.py") == [(2, "TFL201")], r.out
+    assert "called from `step` in `proj/models/net.py` (line 6), which runs under tf.function" in r.out
+
+
+def test_chain_through_a_module_without_tensorflow(project: Path, run) -> None:
+    write(project, "a.py", "import tensorflow as tf\nimport b\n\n@tf.function\ndef root(x):\n    return b.mid(x)\n")
+    write(project, "b.py", "import c\n\ndef mid(x):\n    return c.leaf(x)\n")
+    write(project, "c.py", "def leaf(x):\n    return x.numpy()\n")
+    r = run("check", "c.py")
+    assert codes_at(r.out, "c.py") == [(2, "TFL201")], r.out
+    assert "called from `mid` in `b.py` (line 4), which is traced from `root` in `a.py`" in r.out
+
+
+def test_src_layout_and_module_names(project: Path) -> None:
+    write(project, "src/mypkg/__init__.py", "")
+    write(project, "src/mypkg/sub/__init__.py", "")
+    f = write(project, "src/mypkg/sub/mod.py", "")
+    s = write(project, "scripts/train.py", "")
+    idx = P.ProjectIndex(str(project))
+    assert idx.module_of(str(f)).name == "mypkg.sub.mod"
+    assert idx.module_of(str(s)).name == "train"
+    assert P.find_root(str(f)) == str(project)
+    assert P.resolve_relative("a.b.c", False, 2, "d") == "a.d"
+    assert P.resolve_relative("a.b", True, 1, None) == "a.b"
+    assert P.resolve_relative("a", False, 3, "x") is None
+
+
+def test_summary_roots_in_every_spelling() -> None:
+    src = '''import tensorflow as tf
+from tensorflow import keras
+import tensorflow.compat.v2 as tf2
+
+@tf2.function
+def a(x): return x
+
+def b(x): return x
+b_fn = tf.function(b)
+
+class M(keras.Model):
+    def train_step(self, data): return data
+    def test_step(self, data): return data
+    def other(self): pass
+
+def c(x): return x
+ds = tf.data.Dataset.range(3).map(c)
+
+def d(x): return x
+'''
+    s = P.summarize(src, "m")
+    roots = {n: f.root for n, f in s.functions.items() if f.root}
+    assert set(roots) == {"a", "b", "M.train_step", "M.test_step", "c"}
+    assert "Keras" in roots["M.train_step"] and "Dataset.map" in roots["c"]
+
+
+def test_summary_call_arguments() -> None:
+    src = '''import lib
+step = 0
+for epoch in range(100):
+    lib.f(epoch, 0.5, "a", x=epoch * 2, y=-1, z=True)
+    lib.g(step)
+    step += 1
+for i in range(3):
+    lib.f(i)
+'''
+    calls = {(c.callee, c.line): c for c in P.summarize(src, "m").calls}
+    f = calls[("lib.f", 4)]
+    assert f.in_loop and f.caller is None
+    assert [(a.key, a.kind) for a in f.args] == [("#0", "varying"), ("#1", "literal"), ("#2", "literal"),
+                                                 ("x", "varying"), ("y", "literal"), ("z", "other")]
+    assert calls[("lib.g", 5)].args[0].kind == "varying"
+    assert calls[("lib.f", 8)].args[0].kind == "other"  # three iterations: on purpose
+
+
+def test_cache_hit_skips_the_engine_and_a_change_elsewhere_misses(pkg: Path, run, monkeypatch) -> None:
+    import tflint.engine
+
+    first = run("check", "pkg/ops.py")
+    cache = pkg / ".tflint_cache"
+    assert (cache / ".gitignore").read_text().strip().endswith("*")
+    calls = []
+    real = tflint.engine.lint_source
+    monkeypatch.setattr(tflint.engine, "lint_source", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    second = run("check", "pkg/ops.py")
+    assert second.out == first.out and calls == []  # every finding from the cache
+    # another module changes: the findings of ops.py may change, so they are recomputed
+    (pkg / "pkg/trainer.py").write_text(TRAINER.replace("y = ops.helper(data)", "y = data"))
+    third = run("check", "pkg/ops.py")
+    assert calls and "TFL201" not in third.out and "TFL401" in third.out
+
+
+def test_corrupt_cache_is_rebuilt_silently(pkg: Path, run) -> None:
+    first = run("check", "pkg/ops.py")
+    damaged = 0
+    for d, _, names in os.walk(pkg / ".tflint_cache"):
+        for n in names:
+            if n.endswith(".json"):
+                Path(d, n).write_bytes(b"\x00{not json")
+                damaged += 1
+    assert damaged >= 3  # file scans, summaries, findings
+    again = run("check", "pkg/ops.py")
+    assert again.rc == first.rc and again.out == first.out and again.err == first.err
+    # and it was written again, whole
+    files_json = next((pkg / ".tflint_cache").glob("files-*.json"))
+    assert json.loads(files_json.read_text())
+
+
+def test_summary_of_wrong_shape_is_ignored(pkg: Path, run) -> None:
+    first = run("check", "pkg/ops.py")
+    for p in (pkg / ".tflint_cache").rglob("summaries-*/*/*.json"):
+        p.write_text(json.dumps({"imports": [1, 2]}))
+    for p in (pkg / ".tflint_cache").rglob("results-*/*/*.json"):
+        p.unlink()
+    assert run("check", "pkg/ops.py").out == first.out
+
+
+def test_unwritable_cache_dir_is_skipped(pkg: Path, run) -> None:
+    blocker = write(pkg, "not-a-folder", "x")
+    r = run("check", "--cache-dir", str(blocker / "sub"), "pkg/ops.py")
+    assert r.rc == 1 and "TFL201" in r.out and "error" not in r.err
+    assert not (pkg / ".tflint_cache").exists()
+
+
+def test_cache_dir_config_key(pkg: Path, run) -> None:
+    (pkg / "pyproject.toml").write_text('[tool.tflint]\ncache-dir = "build/tfcache"\n')
+    r = run("check", "pkg/ops.py")
+    assert "TFL201" in r.out
+    assert (pkg / "build/tfcache/.gitignore").is_file() and not (pkg / ".tflint_cache").exists()
+
+
+def test_no_cache_writes_nothing_and_finds_the_same(pkg: Path, run) -> None:
+    r = run("check", "--no-cache", "pkg/ops.py")
+    assert "TFL201" in r.out and "TFL402" in r.out
+    assert not (pkg / ".tflint_cache").exists()
+
+
+def test_parallel_workers_share_the_cache(pkg: Path, run) -> None:
+    for i in range(10):
+        write(pkg, f"pkg/extra{i}.py", f"import tensorflow as tf\nfrom .ops import helper\n\n"
+                                       f"@tf.function\ndef f{i}(x):\n    return helper(x)\n")
+    first = run("check", "-j2", "pkg")
+    assert first.rc == 1 and "TFL201" in first.out
+    assert list((pkg / ".tflint_cache").rglob("results-*/*/*.json"))
+    files_json = next((pkg / ".tflint_cache").glob("files-*.json"))
+    assert len(json.loads(files_json.read_text())) == 13  # every module scanned, by one worker or the other
+    assert run("check", "-j2", "pkg").out == first.out
+
+
+def test_flake8_plugin_sees_the_project(pkg: Path) -> None:
+    from tflint.flake8_plugin import Plugin
+
+    path = pkg / "pkg/ops.py"
+    lines = path.read_text().splitlines(keepends=True)
+    found = [(row, msg.split()[0]) for row, _, msg, _ in
+             Plugin(ast.parse("".join(lines)), lines, str(path)).run()]
+    assert (5, "TFL201") in found and (10, "TFL402") in found and (17, "TFL401") in found
+
+
+def test_a_file_outside_any_project_is_linted_alone(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(P, "find_root", lambda path: None)
+    assert P.view_for(str(tmp_path / "x.py")) is None
+    assert P.view_for("<stdin>") is None
