@@ -81,9 +81,8 @@ def _decode_for_noqa(data: bytes) -> str:
 
 def check_file(path: str, opts: CheckOptions) -> FileResult:
     """Read and lint one file, then apply noqa and per-file-ignores. Never raises."""
-    from tflint import files, noqa
+    from tflint import files, noqa, notebook
     from tflint.engine import lint_source
-    from tflint.registry import is_enabled
 
     try:
         data = files.read_source(path)
@@ -93,26 +92,34 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
         return fix_file(path, data, opts)
     try:
         settings = opts.settings
+        if notebook.is_notebook(path):
+            diags = notebook.lint(data, path, settings, noqa=not opts.disable_noqa)
+            return FileResult(path, _per_file_ignores(path, diags, settings))
         diags = lint_source(data, path, settings)
         text: str | None = None
         if diags and not opts.disable_noqa:
             text = _decode_for_noqa(data)
             diags = noqa.apply_noqa(diags, text)
-        if diags and settings.per_file_ignores:
-            extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
-            if extra:
-                ignore = list(settings.ignore) + extra
-                diags = [
-                    d
-                    for d in diags
-                    if is_enabled(d.code, settings.select, ignore, settings.extend_select)
-                ]
+        diags = _per_file_ignores(path, diags, settings)
         lines = None
         if opts.show_source and diags:
             lines = noqa.source_lines(text if text is not None else _decode_for_noqa(data))
         return FileResult(path, diags, lines=lines)
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def _per_file_ignores(path: str, diags: list[Diagnostic], settings: Settings) -> list[Diagnostic]:
+    from tflint import files
+    from tflint.registry import is_enabled
+
+    if not diags or not settings.per_file_ignores:
+        return diags
+    extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
+    if not extra:
+        return diags
+    ignore = list(settings.ignore) + extra
+    return [d for d in diags if is_enabled(d.code, settings.select, ignore, settings.extend_select)]
 
 
 def _file_settings(path: str, settings: Settings) -> Settings:
@@ -131,9 +138,11 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
     """``--fix``: fix the file and write it back atomically if it changed; ``--diff``:
     only compute the unified diff. The result carries the findings left after fixing
     (noqa and per-file-ignores applied: silenced findings are not fixed either)."""
-    from tflint import files, noqa
+    from tflint import files, noqa, notebook
     from tflint.engine import fix_source
 
+    if notebook.is_notebook(path):
+        return _fix_notebook(path, data, opts)
     try:
         result = fix_source(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
                             noqa=not opts.disable_noqa)
@@ -153,6 +162,31 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
                     return out
         if opts.show_source and out.diagnostics:
             out.lines = noqa.source_lines(_decode_for_noqa(new))
+        return out
+    except Exception as e:  # a bug here must not lose the other files' results
+        return FileResult(path, error=f"internal error while fixing: {type(e).__name__}: {e}")
+
+
+def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
+    """``--fix`` / ``--diff`` on a notebook: the diff is per changed cell (``path:cell N``
+    headers, as ruff prints them); the notebook is written back only where cells changed."""
+    from tflint import files, notebook
+
+    try:
+        result = notebook.fix(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
+                              noqa=not opts.disable_noqa)
+        out = FileResult(path, list(result.diagnostics), fixed=result.applied,
+                         fix_problems=list(result.problems))
+        if result.source != data:
+            if opts.fix_mode == "diff":
+                out.diff = "".join(_unified_diff(f"{path}:cell {index}", old, new)
+                                   for index, old, new in result.changed_cells)
+            else:
+                try:
+                    files.write_atomic(path, result.source)
+                except OSError as e:
+                    out.error = f"cannot write the fixed file: {e.strerror or e}"
+                    out.fixed = 0
         return out
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error while fixing: {type(e).__name__}: {e}")
@@ -269,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="lint files and folders (never imports or runs them)",
-        description="Lint Python files; folders are searched for *.py and *.pyi.",
+        description="Lint Python files and Jupyter notebooks; folders are searched for "
+        "*.py, *.pyi and *.ipynb.",
     )
     check.add_argument(
         "paths",

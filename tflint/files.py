@@ -2,8 +2,9 @@
 
 Rules (flake8's and ruff's, so that users and pre-commit get what they expect):
 
-* folders are walked recursively; only ``*.py`` and ``*.pyi`` files in them are linted,
-  in sorted order so that every run (serial or parallel) reports in the same order;
+* folders are walked recursively; only ``*.py``, ``*.pyi`` and ``*.ipynb`` files in them
+  are linted, in sorted order so that every run (serial or parallel) reports in the
+  same order;
 * a file named on the command line is linted whatever its name (pre-commit passes
   extension-less scripts with a Python shebang), unless ``--force-exclude`` applies the
   exclude patterns to it as well;
@@ -26,7 +27,7 @@ from typing import Iterable, Sequence
 
 from tflint.config import DEFAULT_EXCLUDE, Settings
 
-PY_SUFFIXES = (".py", ".pyi")
+PY_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 @dataclass

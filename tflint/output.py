@@ -53,13 +53,15 @@ def format_text(
     """flake8's default format, ``path:line:col: CODE message``. With ``sources``
     (path -> lines), each finding is followed by its source line and a caret, as
     flake8's ``--show-source`` prints it. With ``fixable`` (``--fix``,
-    ``--unsafe-fixes``), findings it accepts get ruff's ``[*]`` mark after the code."""
+    ``--unsafe-fixes``), findings it accepts get ruff's ``[*]`` mark after the code.
+    A finding in a notebook reads ``path:cell N:line:col: CODE message`` (ruff's form),
+    and ``sources`` is keyed by ``path:cell N`` for it."""
     out: list[str] = []
     for d in diagnostics:
         mark = "[*] " if fixable is not None and fixable(d) else ""
-        out.append(f"{d.path}:{d.line}:{d.column + 1}: {d.code} {mark}{d.message}")
+        out.append(f"{where(d)}:{d.line}:{d.column + 1}: {d.code} {mark}{d.message}")
         if sources is not None:
-            lines = sources.get(d.path) or []
+            lines = sources.get(where(d)) or []
             if 0 < d.line <= len(lines):
                 line = lines[d.line - 1].rstrip("\r\n")
                 # keep tabs so that the caret lines up under the same indentation
@@ -67,6 +69,11 @@ def format_text(
                 out.append(line)
                 out.append(f"{indent}^")
     return "".join(s + "\n" for s in out)
+
+
+def where(d: Diagnostic) -> str:
+    """The path, with the cell for a finding in a notebook (``nb.ipynb:cell 3``)."""
+    return d.path if d.cell is None else f"{d.path}:cell {d.cell}"
 
 
 def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
@@ -96,6 +103,7 @@ def diagnostic_to_json(d: Diagnostic) -> dict[str, Any]:
                     "content": e.content,
                     "location": _loc(e.line, e.column),
                     "end_location": _loc(e.end_line, e.end_column),
+                    **({"cell": e.cell} if e.cell is not None else {}),
                 }
                 for e in d.fix.edits
             ],
@@ -110,6 +118,8 @@ def diagnostic_to_json(d: Diagnostic) -> dict[str, Any]:
         "end_location": _loc(d.end_line, d.end_column),
         "url": rule_url(d.code),
         "fix": fix,
+        # a notebook finding: locations are in this cell (1-based among all cells)
+        "cell": d.cell,
     }
 
 
@@ -218,17 +228,24 @@ def format_sarif(
             "endLine": max(d.end_line, d.line),
             "endColumn": d.end_column + 1,
         }
+        physical: dict[str, Any] = {"artifactLocation": _artifact_uri(d.path), "region": region}
+        message = d.message
+        if d.cell is not None:
+            # a notebook: lines of a cell are not lines of the .ipynb file, so the result
+            # points at the notebook and names the cell (no region a viewer would misplace)
+            del physical["region"]
+            message = f"cell {d.cell}, line {d.line}, column {d.column + 1}: {d.message}"
         result: dict[str, Any] = {
             "ruleId": d.code,
             "level": _SARIF_LEVEL[d.severity],
-            "message": {"text": d.message},
-            "locations": [
-                {"physicalLocation": {"artifactLocation": _artifact_uri(d.path), "region": region}}
-            ],
+            "message": {"text": message},
+            "locations": [{"physicalLocation": physical}],
         }
+        if d.cell is not None:
+            result["properties"] = {"cell": d.cell, "cellLine": d.line, "cellColumn": d.column + 1}
         if d.code in index:
             result["ruleIndex"] = index[d.code]
-        if d.fix is not None and d.fix.edits:
+        if d.fix is not None and d.fix.edits and d.cell is None:
             result["fixes"] = [_sarif_fix(d)]
         results.append(result)
     invocation: dict[str, Any] = {"executionSuccessful": not errors}
@@ -282,6 +299,14 @@ def format_github(diagnostics: Iterable[Diagnostic], errors: Sequence[tuple[str,
     out = [f"::error file={_escape_property(path)},title=tflint::{_escape_data(message)}\n"
            for path, message in errors]
     for d in diagnostics:
+        if d.cell is not None:  # a notebook: a file annotation that names the cell
+            props = ",".join([
+                f"file={_escape_property(d.path)}",
+                f"title={_escape_property(f'{d.code} {d.name} (cell {d.cell}, line {d.line})')}",
+            ])
+            message = f"cell {d.cell}, line {d.line}, column {d.column + 1}: {d.message}"
+            out.append(f"::{_GITHUB_LEVEL[d.severity]} {props}::{_escape_data(message)}\n")
+            continue
         props = ",".join(
             [
                 f"file={_escape_property(d.path)}",
