@@ -299,4 +299,49 @@ def test_module_line_map() -> None:
     nb = notebook.read(_nb(_cell("markdown", "m"), _cell("code", "a = 1\nb = 2"), _cell("code", "c = 3\n")), "x")
     notebook.build_module(nb)
     assert nb.module.splitlines()[0:2] == ["a = 1", "b = 2"]
-    assert nb.line_map[1:] == [(2, 1), (2, 2), None, (3, 1)]
+    assert nb.line_map[1:] == [(2, 1, 0), (2, 2, 0), None, (3, 1, 0)]
+
+
+def test_indented_cell_is_dedented_as_ipython_does(project: Path, run) -> None:
+    cell = "".join("  " + line if line.strip() else line for line in _lines(IMPORT + "\n" + BAD_FN))
+    text = _nb(_cell("code", _lines(cell)))
+    path = write(project, "nb.ipynb", text)
+    assert run("check", "nb.ipynb").out.startswith("nb.ipynb:cell 1:5:7: TFL101"), run("check", "nb.ipynb").out
+    assert run("check", "--fix", "nb.ipynb").rc == 0
+    assert path.read_text() == text.replace('"      print(x)\\n"', '"      tf.print(x)\\n"')
+
+
+def test_percent_continuation_line_is_python(project: Path, run) -> None:
+    cell = IMPORT + "@tf.function\ndef f(x):\n    print('%d'\n          % x)\n    return x\n"
+    write(project, "nb.ipynb", _nb(_cell("code", cell)))
+    assert run("check", "nb.ipynb").out.startswith("nb.ipynb:cell 1:4:5: TFL101")
+
+
+def test_automagic_shell_aliases_are_masked(project: Path, run) -> None:
+    cell = "ls ./data/train/\npip install -q tensorflow\ncd ..\nls = [1]\n" + IMPORT + BAD_FN
+    write(project, "nb.ipynb", _nb(_cell("code", cell)))
+    out = run("check", "nb.ipynb").out
+    assert out.startswith("nb.ipynb:cell 1:8:5: TFL101") and "TFL001" not in out, out
+
+
+def test_automagic_names_used_as_python_stay_python(project: Path, run) -> None:
+    cell = (IMPORT + "history = model.fit(x,\n                    epochs=3)\ntime (1,\n 2)\n" + BAD_FN)
+    write(project, "nb.ipynb", _nb(_cell("code", cell)))
+    out = run("check", "nb.ipynb").out
+    assert out.startswith("nb.ipynb:cell 1:8:5: TFL101") and "TFL001" not in out, out
+
+
+def test_partly_indented_cell_is_linted_and_not_rewritten(project: Path, run) -> None:
+    """IPython removes the first line's indentation where a line has it; such a cell is
+    linted, but a fix in it cannot be written back exactly: nothing is written."""
+    cell = "  x = (1,\n2)\n" + IMPORT + BAD_FN
+    text = _nb(_cell("code", _lines(cell)))
+    path = write(project, "nb.ipynb", text)
+    assert run("check", "nb.ipynb").out.startswith("nb.ipynb:cell 1:6:5: TFL101")
+    r = run("check", "--fix", "nb.ipynb")
+    assert r.rc == 1 and "fixes not written: cell 1 is indented" in r.err, r.err
+    assert path.read_text() == text
+    other = _nb(_cell("code", _lines(cell.replace("print(x)", "tf.print(x)"))), _cell("code", BAD_FN))
+    path.write_text(other)
+    assert run("check", "--fix", "nb.ipynb").rc == 0
+    assert path.read_text() == other.replace('    print(x)', '    tf.print(x)')

@@ -71,12 +71,18 @@ class Notebook:
     cells: list[CodeCell]
     #: the module (what the engine lints)
     module: str = ""
-    #: module line (1-based, index 0 unused) -> (cell index, line in the cell)
-    line_map: list[tuple[int, int] | None] = field(default_factory=list)
+    #: module line (1-based, index 0 unused) -> (cell index, line in the cell, the
+    #: indentation IPython removed from that line)
+    line_map: list[tuple[int, int, int] | None] = field(default_factory=list)
     #: masked IPython lines, by placeholder number
     masked: dict[int, str] = field(default_factory=dict)
     #: cells left out of the module (cell magics, cells that do not parse)
     skipped: set[int] = field(default_factory=set)
+    #: indented cells (IPython dedents them): cell index -> the indentation removed
+    indents: dict[int, str] = field(default_factory=dict)
+    #: indented cells whose lines do not all carry the indentation: fixes in them
+    #: cannot be written back exactly, so the notebook is not written
+    frozen: set[int] = field(default_factory=set)
     #: TFL001 findings about the notebook or its cells
     problems: list[Diagnostic] = field(default_factory=list)
 
@@ -187,18 +193,26 @@ def _is_python(raw: dict[str, Any]) -> bool:
 def build_module(nb: Notebook) -> None:
     """Fill ``nb.module`` and its line map from the code cells (masking IPython lines)."""
     parts: list[str] = []
-    line_map: list[tuple[int, int] | None] = [None]
+    line_map: list[tuple[int, int, int] | None] = [None]
     for cell in nb.cells:
         if _CELL_MAGIC.match(cell.source):
             nb.skipped.add(cell.index)
             continue
-        masked = _mask(cell.source, nb.masked)
+        prefix = _leading_indent(cell.source)
+        source = _dedent(cell.source, prefix) if prefix else cell.source
+        masked = _mask(source, nb.masked)
         problem = _syntax_error(masked)
         if problem is not None:
             line, col, msg = problem
+            if prefix and line <= len(source.splitlines()) and source.splitlines()[line - 1].strip():
+                col += len(prefix)
             nb.skipped.add(cell.index)
             nb.problems.append(_tfl001(nb.path, f"syntax error: {msg}", line, col, cell.index))
             continue
+        if prefix:
+            nb.indents[cell.index] = prefix
+            if _reindent(source, prefix) != cell.source:
+                nb.frozen.add(cell.index)  # lines without the prefix: not invertible
         if parts:
             parts.append(_MARKER.format(cell.index) + "\n")
             line_map.append(None)
@@ -206,36 +220,79 @@ def build_module(nb: Notebook) -> None:
             masked += "\n"
         parts.append(masked)
         n_lines = len(masked.splitlines()) if masked else 0
-        line_map.extend((cell.index, k) for k in range(1, n_lines + 1))
+        shift = [len(prefix) if prefix and line.strip() and line.startswith(prefix) else 0
+                 for line in cell.source.splitlines()]
+        line_map.extend((cell.index, k, shift[k - 1] if k <= len(shift) else 0) for k in range(1, n_lines + 1))
     nb.module = "".join(parts)
     nb.line_map = line_map
 
 
+def _leading_indent(source: str) -> str:
+    """IPython removes the indentation of a cell's first line from every line that
+    starts with it (its ``leading_indent`` input transformer), so an indented cell runs."""
+    m = re.match(r"[ \t]+", source)
+    return m.group(0) if m and source.strip() else ""
+
+
+def _dedent(source: str, prefix: str) -> str:
+    """Remove ``prefix`` from the non-blank lines that start with it; blank lines are
+    kept as they are."""
+    return "".join(line[len(prefix):] if line.strip() and line.startswith(prefix) else line
+                   for line in source.splitlines(keepends=True))
+
+
+def _reindent(source: str, prefix: str) -> str:
+    return "".join(prefix + line if line.strip() else line for line in source.splitlines(keepends=True))
+
+
+#: IPython's automagics and shell aliases that notebooks use without ``%`` or ``!``
+_AUTOMAGIC = re.compile(
+    r"^[ \t]*(?:ls|cd|pwd|pip|conda|cat|cp|mv|rm|rmdir|mkdir|less|more|man|clear|ll|lf|lk|lx|ldir"
+    r"|env|alias|unalias|load_ext|reload_ext|matplotlib|time|timeit|run|who|whos|history|tensorboard"
+    r"|autoreload|pinfo|pdb|debug|reset|store|bookmark|dhist|pushd|popd|sx|sc|system|writefile"
+    r"|capture|prun|precision|xmode|config|colors|pylab|load|save|edit|rerun|recall|macro|lsmagic"
+    r"|magic|tb|psearch|pfile|pdoc|pdef|psource|notebook)(?:[ \t]+\S.*|[ \t]*)$"
+)
+
+
+def _is_automagic(line: str) -> bool:
+    """``ls -la``, ``pip install x``: an automagic name, then something that is not a
+    Python operator (IPython's own test: ``x = ...``, ``ls(...)`` stay Python), on a line
+    that is not Python by itself."""
+    if not _AUTOMAGIC.match(line):
+        return False
+    rest = line.strip().split(None, 1)[1:]
+    if rest and rest[0][0] in "!=()<>,+*/%^&|[:;.'\"" and not re.match(r"\.\.?(/|\s|$)", rest[0]):
+        return False
+    return _syntax_error(line.strip()) is not None
+
+
 def _mask(source: str, masked: dict[int, str]) -> str:
-    """Replace IPython-only lines by Python with a placeholder comment; lines inside
-    multi-line strings are left alone."""
+    """Replace IPython-only lines by Python with a placeholder comment. A line is
+    IPython syntax only where a statement can start: not inside brackets, a string or
+    after a backslash (``%(a, b)`` continuing a ``print(...)`` is Python)."""
     lines = source.splitlines(keepends=True)
     out: list[str] = []
-    in_string = _string_lines(source)
-    continuation = False
-    for i, line in enumerate(lines, start=1):
+    state = _ScanState()
+    continuation = False  # the previous masked line ended with a backslash
+    for line in lines:
         body = line.rstrip("\r\n")
         ending = line[len(body):]
-        if i in in_string and not continuation:
-            out.append(line)
-            continue
         replacement = None
         if continuation:
             replacement = ""
-        else:
+        elif state.at_statement_start():
             m = _ASSIGN_MAGIC.match(body)
             if m:
                 replacement = f"{m.group(1)}{m.group(2)} None  "
             else:
                 m = _LINE_MAGIC.match(body) or _HELP_SUFFIX.match(body)
+                if m is None and _is_automagic(body):
+                    m = re.match(r"[ \t]*", body)
                 if m:
-                    replacement = f"{m.group(1)}pass  "
+                    replacement = f"{m.group(1) if m.lastindex else m.group(0)}pass  "
         if replacement is None:
+            state.feed(line)
             out.append(line)
             continue
         continuation = body.endswith("\\")
@@ -245,23 +302,49 @@ def _mask(source: str, masked: dict[int, str]) -> str:
     return "".join(out)
 
 
-def _string_lines(source: str) -> set[int]:
-    """Lines (1-based) that start inside a multi-line string literal. Best effort: on
-    source that does not tokenize (it has IPython lines), only lines before the first
-    error are known, which is where a triple-quoted string could hide a ``%``."""
-    import io
-    import tokenize
+class _ScanState:
+    """Just enough of Python's tokenizer to know, line by line, whether a line starts a
+    statement: bracket depth, open strings and backslash continuations."""
 
-    inside: set[int] = set()
-    if '"""' not in source and "'''" not in source and "\\\n" not in source:
-        return inside
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
-                inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        pass
-    return inside
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: str | None = None
+        self.backslash = False
+
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.backslash
+
+    def feed(self, line: str) -> None:
+        i, n = 0, len(line)
+        self.backslash = False
+        while i < n:
+            c = line[i]
+            if self.quote is not None:
+                if c == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = None
+                    continue
+                i += 1
+                continue
+            if c == "#":
+                break
+            if c in "\"'":
+                self.quote = c * 3 if line.startswith(c * 3, i) else c
+                i += len(self.quote)
+                continue
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(0, self.depth - 1)
+            elif c == "\\" and line[i + 1 :].strip() == "":
+                self.backslash = True
+                break
+            i += 1
+        if self.quote is not None and len(self.quote) == 1 and not line.rstrip("\r\n").endswith("\\"):
+            self.quote = None  # an unterminated one-line string ends with its line
 
 
 def _syntax_error(source: str) -> tuple[int, int, str] | None:
@@ -302,14 +385,14 @@ def to_cells(nb: Notebook, diags: list[Diagnostic]) -> list[Diagnostic]:
 def _locate(nb: Notebook, line: int, column: int) -> tuple[int, int, int]:
     lm = nb.line_map
     if 0 < line < len(lm) and lm[line] is not None:
-        cell, cell_line = lm[line]  # type: ignore[misc]
-        return cell, cell_line, column
+        cell, cell_line, shift = lm[line]  # type: ignore[misc]
+        return cell, cell_line, column + shift
     # a marker line or past the end: the end of the nearest cell before it
     k = min(line, len(lm)) - 1
     while k > 0 and lm[k] is None:
         k -= 1
     if k > 0 and lm[k] is not None:
-        cell, cell_line = lm[k]  # type: ignore[misc]
+        cell, cell_line, _ = lm[k]  # type: ignore[misc]
         return cell, cell_line + 1, 0
     first = nb.cells[0].index if nb.cells else 1
     return first, 1, 0
@@ -431,6 +514,13 @@ def _split(module: str, nb: Notebook) -> dict[int, str]:
         original = by_index[index].source
         if text.endswith("\n") and not original.endswith(("\n", "\r")):
             text = text[:-1]  # the newline added after the cell's last line
+        if index in nb.frozen:
+            if text != _dedent(original, nb.indents[index]):
+                raise ValueError(f"cell {index} is indented but not all its lines are, so a fix "
+                                 "in it cannot be written back exactly")
+            text = original
+        elif index in nb.indents:
+            text = _reindent(text, nb.indents[index])
         out[index] = text
     return out
 
