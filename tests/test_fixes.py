@@ -291,7 +291,10 @@ def test_cli_diff_writes_nothing(project: Path, run) -> None:
 def test_cli_unsafe_fixes_marks_fixable_findings(project: Path, run) -> None:
     write(project, "a.py", TF_FUNC.format("print(x, file=None)\n    print(x)"))
     r = run("check", "a.py")
-    assert "[*]" not in r.out and "[*] 1 fixable with `tflint check --fix`." in r.err
+    lines = r.out.splitlines()
+    # the safe fix is marked by default, the unsafe one only with --unsafe-fixes
+    assert "TFL101 [*] " not in lines[0] and "TFL101 [*] " in lines[1], r.out
+    assert "[*] 1 fixable with `tflint check --fix`." in r.err
     r = run("check", "--unsafe-fixes", "a.py")
     lines = r.out.splitlines()
     assert "TFL101 [*] " not in lines[0] and "TFL101 [*] " in lines[1], r.out

@@ -53,6 +53,10 @@ class FileResult:
     fixed: int = 0
     diff: str | None = None
     fix_problems: list[str] = field(default_factory=list)
+    #: fixes applied per code (``--show-fixes``)
+    fixed_by_code: dict[str, int] = field(default_factory=dict)
+    #: ``--fix`` on standard input: the fixed source, written to stdout
+    fixed_source: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -62,9 +66,13 @@ class CheckOptions:
     settings: Settings
     disable_noqa: bool = False
     show_source: bool = False
-    #: "fix" (write fixed files), "diff" (compute the diff, write nothing) or None
+    #: "fix" (write fixed files), "diff" (compute the diff, write nothing), "add-noqa"
+    #: (write ``# noqa`` comments) or None
     fix_mode: str | None = None
     unsafe_fixes: bool = False
+    #: the source came from standard input: "fix" and "add-noqa" keep the new source in
+    #: the result (for stdout) instead of writing a file
+    stdin: bool = False
 
 
 def _decode_for_noqa(data: bytes) -> str:
@@ -81,13 +89,23 @@ def _decode_for_noqa(data: bytes) -> str:
 
 def check_file(path: str, opts: CheckOptions) -> FileResult:
     """Read and lint one file, then apply noqa and per-file-ignores. Never raises."""
-    from tflint import files, noqa, notebook
-    from tflint.engine import lint_source
+    from tflint import files
 
     try:
         data = files.read_source(path)
     except OSError as e:
         return FileResult(path, error=f"cannot read file: {e.strerror or e}")
+    return check_data(path, data, opts)
+
+
+def check_data(path: str, data: bytes, opts: CheckOptions) -> FileResult:
+    """Lint (or fix) ``data`` as the file ``path``: standard input goes through here
+    too, with the name given by ``--stdin-filename``. Never raises."""
+    from tflint import noqa, notebook
+    from tflint.engine import lint_source
+
+    if opts.fix_mode == "add-noqa":
+        return add_noqa_file(path, data, opts)
     if opts.fix_mode is not None:
         return fix_file(path, data, opts)
     try:
@@ -149,8 +167,10 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
         new = result.source
         assert isinstance(new, bytes)
         out = FileResult(path, list(result.diagnostics), fixed=result.applied,
-                         fix_problems=list(result.problems))
-        if new != data:
+                         fix_problems=list(result.problems), fixed_by_code=dict(result.applied_by_code))
+        if opts.stdin:
+            out.fixed_source = new
+        elif new != data:
             if opts.fix_mode == "diff":
                 out.diff = _unified_diff(path, _decode_for_noqa(data), _decode_for_noqa(new))
             else:
@@ -176,8 +196,10 @@ def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
         result = notebook.fix(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
                               noqa=not opts.disable_noqa)
         out = FileResult(path, list(result.diagnostics), fixed=result.applied,
-                         fix_problems=list(result.problems))
-        if result.source != data:
+                         fix_problems=list(result.problems), fixed_by_code=dict(result.applied_by_code))
+        if opts.stdin:
+            out.fixed_source = result.source
+        elif result.source != data:
             if opts.fix_mode == "diff":
                 out.diff = "".join(_unified_diff(f"{path}:cell {index}", old, new)
                                    for index, old, new in result.changed_cells)
@@ -190,6 +212,40 @@ def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
         return out
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error while fixing: {type(e).__name__}: {e}")
+
+
+def add_noqa_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
+    """``--add-noqa``: add ``# noqa: CODE`` for each finding left after noqa and
+    per-file-ignores, keeping the codes a comment already lists; write the file (or, on
+    standard input, keep the result for stdout) when it changed. ``fixed`` counts the
+    findings silenced; the findings themselves are not reported."""
+    from tflint import files, noqa, notebook
+
+    try:
+        settings = _file_settings(path, opts.settings)
+        if notebook.is_notebook(path):
+            new, count, problems = notebook.add_noqa(data, path, settings)
+            out = FileResult(path, fixed=count, fix_problems=problems)
+            diags = [d for d in notebook.lint(new, path, settings) if d.code == "TFL001"]
+        else:
+            new, count, diags = noqa.add_noqa_source(data, path, settings)
+            out = FileResult(path, fixed=count)
+        # TFL001 / TFL002 (a file that does not parse, a rule that failed) are reported,
+        # never hidden by a comment tflint wrote
+        out.diagnostics = diags
+        if opts.stdin:
+            out.fixed_source = new
+            return out
+        if new == data:
+            return out
+        try:
+            files.write_atomic(path, new)
+        except OSError as e:
+            out.error = f"cannot write the file: {e.strerror or e}"
+            out.fixed = 0
+        return out
+    except Exception as e:  # a bug here must not lose the other files' results
+        return FileResult(path, error=f"internal error while adding noqa: {type(e).__name__}: {e}")
 
 
 def _unified_diff(path: str, old: str, new: str) -> str:
@@ -211,9 +267,12 @@ def run_files(
     opts: CheckOptions,
     jobs: int = 1,
     progress: bool = False,
+    per_file: dict[str, CheckOptions] | None = None,
 ) -> list[FileResult]:
     """Lint ``paths``, in parallel with ``jobs`` processes when it pays; the results
-    come back in the order of ``paths`` either way, so output does not depend on ``-j``."""
+    come back in the order of ``paths`` either way, so output does not depend on ``-j``.
+    ``per_file`` gives the files whose nearer config makes their options differ."""
+    per_file = per_file or {}
     bar: Any = None
     if progress:
         from tqdm import tqdm
@@ -221,12 +280,12 @@ def run_files(
         bar = tqdm(total=len(paths), file=sys.stderr, unit="file", leave=False)
     try:
         if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
-            results = _run_parallel(paths, opts, jobs, bar)
+            results = _run_parallel(paths, opts, jobs, bar, per_file)
             if results is not None:
                 return results
         out = []
         for p in paths:
-            out.append(check_file(p, opts))
+            out.append(check_file(p, per_file.get(p, opts)))
             if bar is not None:
                 bar.update(1)
         return out
@@ -236,7 +295,8 @@ def run_files(
 
 
 def _run_parallel(
-    paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any
+    paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any,
+    per_file: dict[str, CheckOptions],
 ) -> list[FileResult] | None:
     """Lint in a process pool; results come back in input order.
 
@@ -257,7 +317,8 @@ def _run_parallel(
     out: list[FileResult] = []
     try:
         with pool:
-            for r in pool.map(_check_worker, [(p, opts) for p in paths], chunksize=chunksize):
+            for r in pool.map(_check_worker, [(p, per_file.get(p, opts)) for p in paths],
+                                  chunksize=chunksize):
                 out.append(r)
                 if bar is not None:
                     bar.update(1)
@@ -310,7 +371,13 @@ def build_parser() -> argparse.ArgumentParser:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="files or folders; no path means nothing to check (exit 0)",
+        help="files or folders (default: the current folder); '-' reads standard input",
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="lint standard input as if it were the file PATH (its config, per-file-ignores, "
+        "notebook handling); with --fix the fixed source goes to stdout",
     )
     g = check.add_argument_group("rule selection")
     g.add_argument(
@@ -320,7 +387,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="codes or prefixes to enable, replacing the default set (e.g. TFL1,TFL301)",
     )
     g.add_argument(
-        "--ignore", action="append", metavar="CODES", help="codes or prefixes to disable"
+        "--ignore", action="append", metavar="CODES", help="codes or prefixes to disable, "
+        "replacing the config's ignore list"
+    )
+    g.add_argument(
+        "--extend-ignore", action="append", metavar="CODES",
+        help="codes or prefixes to disable on top of the ignore list",
     )
     g.add_argument(
         "--extend-select",
@@ -360,6 +432,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the fixes as a unified diff and write nothing; exit 1 if there "
         "would be changes",
     )
+    g.add_argument(
+        "--show-fixes",
+        action="store_true",
+        help="with --fix, list the fixes applied per file and code; otherwise show each "
+        "fixable finding's fix",
+    )
+    g.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add '# noqa: CODE' to the line of every finding (keeping codes already "
+        "listed) and write the files",
+    )
     g = check.add_argument_group("files")
     g.add_argument(
         "--exclude",
@@ -388,6 +472,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
     g.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="skip files that git ignores (.gitignore, .git/info/exclude) in folder walks "
+        "(default: on)",
+    )
+    g.add_argument(
         "-j",
         "--jobs",
         type=_jobs,
@@ -401,6 +492,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--statistics", action="store_true", help="count findings per code")
     g.add_argument(
         "--show-source", action="store_true", help="show the source line of each finding"
+    )
+    g.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never",
     )
     g.add_argument(
         "-q",
@@ -437,6 +534,7 @@ def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
         "select": args.select,
         "ignore": args.ignore,
         "extend-select": args.extend_select,
+        "extend-ignore": args.extend_ignore,
         "per-file-ignores": args.per_file_ignores,
         "exclude": args.exclude,
         "extend-exclude": args.extend_exclude,
@@ -446,91 +544,180 @@ def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from tflint import files
-    from tflint.config import resolve_settings
+    import dataclasses
 
+    from tflint import files
+    from tflint.config import SettingsResolver
+
+    stdin = args.stdin_filename is not None or "-" in args.paths
+    if stdin and args.paths not in ([], ["-"]):
+        _err("tflint: error: standard input ('-' or --stdin-filename) cannot be mixed with other paths")
+        return 2
+    modes = [m for m, on in (("--fix", args.fix), ("--diff", args.diff), ("--add-noqa", args.add_noqa)) if on]
+    if len(modes) > 1 and modes != ["--fix", "--diff"]:
+        _err(f"tflint: error: {' and '.join(modes)} cannot be used together")
+        return 2
     try:
-        settings, _cfg = resolve_settings(
-            _cli_settings(args), config_path=args.config, isolated=args.isolated
-        )
+        resolver = SettingsResolver(_cli_settings(args), config_path=args.config, isolated=args.isolated)
     except ConfigError as e:
         _err(f"tflint: error: {e}")
         return 2
+    fix_mode = "diff" if args.diff else ("fix" if args.fix else ("add-noqa" if args.add_noqa else None))
+    base = CheckOptions(resolver.root, disable_noqa=args.disable_noqa, show_source=args.show_source,
+                        fix_mode=fix_mode, unsafe_fixes=args.unsafe_fixes, stdin=stdin)
+    if stdin:
+        return _check_stdin(args, resolver, base)
 
-    found = files.discover(args.paths, settings)
+    found = files.discover(args.paths or ["."], resolver.root, respect_gitignore=args.respect_gitignore)
     status_error = False
     for path, message in found.missing + found.unreadable:
         _err(f"{path}: error: {message}")
         status_error = True
     read_errors = list(found.unreadable)
 
+    # per-directory config: the nearest config above each file governs it
+    paths: list[str] = []
+    per_file: dict[str, CheckOptions] = {}
+    by_settings: dict[int, CheckOptions] = {id(resolver.root): base}
+    for path in found.files:
+        try:
+            settings = resolver.for_path(path)
+        except ConfigError as e:
+            _err(f"{path}: error: {e}")
+            read_errors.append((path, str(e)))
+            status_error = True
+            continue
+        if settings is not resolver.root:
+            if path not in found.explicit or settings.force_exclude:
+                if files.matches(path, files.exclude_patterns(settings)):
+                    continue
+            if id(settings) not in by_settings:
+                by_settings[id(settings)] = dataclasses.replace(base, settings=settings)
+            per_file[path] = by_settings[id(settings)]
+        paths.append(path)
+
+    if not paths and not found.missing and not found.unreadable and not read_errors:
+        return 0  # nothing to check: say nothing
+    jobs = args.jobs or (os.cpu_count() or 1)
+    progress = not args.quiet and len(paths) >= PROGRESS_MIN_FILES and _isatty(sys.stderr)
+    results = run_files(paths, base, jobs=jobs, progress=progress, per_file=per_file) if paths else []
+    return _report(args, results, read_errors, status_error, len(paths))
+
+
+def _check_stdin(args: argparse.Namespace, resolver: Any, base: CheckOptions) -> int:
+    """``-`` / ``--stdin-filename``: lint standard input as the named file. With
+    ``--fix`` or ``--add-noqa`` the new source goes to stdout and the report to stderr."""
+    import dataclasses
+
+    from tflint import files
+
+    path = args.stdin_filename or "-"
+    try:
+        settings = resolver.for_path(path) if args.stdin_filename else resolver.root
+    except ConfigError as e:
+        _err(f"tflint: error: {e}")
+        return 2
+    opts = dataclasses.replace(base, settings=settings)
+    try:
+        data = sys.stdin.buffer.read()
+    except (OSError, AttributeError, ValueError) as e:
+        _err(f"{path}: error: cannot read standard input: {e}")
+        return 2
+    writes_source = args.fix or args.add_noqa
+    excluded = bool(args.stdin_filename) and settings.force_exclude and (
+        files.matches(path, files.exclude_patterns(settings))
+        or (args.respect_gitignore and files.GitIgnore().ignored(path, is_dir=False)))
+    if excluded:
+        if writes_source:
+            sys.stdout.buffer.write(data)  # the source is passed through unchanged
+        return 0
+    result = check_data(path, data, opts)
+    if writes_source and result.error is None:
+        sys.stdout.buffer.write(result.fixed_source if result.fixed_source is not None else data)
+        sys.stdout.flush()
+    return _report(args, [result], [], False, 1, report_to_stderr=bool(writes_source))
+
+
+def _report(args: argparse.Namespace, results: list[FileResult], read_errors: list[tuple[str, str]],
+            status_error: bool, checked: int, report_to_stderr: bool = False) -> int:
+    """Print what the run found, the summary, and choose the exit status."""
     diagnostics: list[Diagnostic] = []
     sources: dict[str, list[str]] = {}
     diffs: list[str] = []
     fixed = fixed_files = 0
-    if found.files:
-        jobs = args.jobs or (os.cpu_count() or 1)
-        progress = not args.quiet and len(found.files) >= PROGRESS_MIN_FILES and _isatty(sys.stderr)
-        fix_mode = "diff" if args.diff else ("fix" if args.fix else None)
-        opts = CheckOptions(settings, disable_noqa=args.disable_noqa, show_source=args.show_source,
-                            fix_mode=fix_mode, unsafe_fixes=args.unsafe_fixes)
-        for r in run_files(found.files, opts, jobs=jobs, progress=progress):
-            if r.error is not None:
-                _err(f"{r.path}: error: {r.error}")
-                read_errors.append((r.path, r.error))
-                status_error = True
-            for problem in r.fix_problems:
-                _err(f"warning: {problem}")
-            if r.diff:
-                diffs.append(r.diff)
-            fixed += r.fixed
-            fixed_files += 1 if r.fixed else 0
-            diagnostics.extend(r.diagnostics)
-            if r.lines is not None:
-                sources[r.path] = r.lines
-    elif not found.missing and not found.unreadable:
-        return 0  # nothing to check: say nothing
+    fixes_by_file: list[tuple[str, dict[str, int]]] = []
+    for r in results:
+        if r.error is not None:
+            _err(f"{r.path}: error: {r.error}")
+            read_errors.append((r.path, r.error))
+            status_error = True
+        for problem in r.fix_problems:
+            _err(f"warning: {problem}")
+        if r.diff:
+            diffs.append(r.diff)
+        fixed += r.fixed
+        fixed_files += 1 if r.fixed else 0
+        if r.fixed_by_code:
+            fixes_by_file.append((r.path, r.fixed_by_code))
+        diagnostics.extend(r.diagnostics)
+        if r.lines is not None:
+            sources[r.path] = r.lines
 
     if args.diff:
         return _report_diff(args, diffs, fixed, status_error)
 
     from tflint.engine import fixable
-    from tflint.output import format_statistics, render
+    from tflint.output import format_statistics, render, use_color
 
-    show_fixable = args.fix or args.unsafe_fixes
+    color = use_color(args.color, sys.stderr if report_to_stderr else sys.stdout) and not args.output_file
     report = render(
         args.output_format,
         diagnostics,
         errors=read_errors,
         sources=sources if args.show_source else None,
-        fixable=(lambda d: fixable(d, args.unsafe_fixes)) if show_fixable else None,
+        fixable=lambda d: fixable(d, args.unsafe_fixes),
+        show_fixes=args.show_fixes and not args.fix,
+        color=color,
     )
     stats = format_statistics(diagnostics) if args.statistics else ""
     try:
-        _emit(args, report, stats)
+        if report_to_stderr:
+            sys.stderr.write(report + stats)
+        else:
+            _emit(args, report, stats)
     except OSError as e:
         _err(f"tflint: error: cannot write {args.output_file}: {e.strerror or e}")
         return 2
-    if args.fix and not args.quiet and args.output_format == "text":
+    summary = not args.quiet and args.output_format == "text"
+    if args.add_noqa and not args.quiet:
+        _err(f"Added noqa comments for {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}.")
+    if args.fix and summary:
         _err(f"Fixed {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}; "
              f"{_n(len(diagnostics), 'finding')} remaining.")
-    if diagnostics and not args.quiet and args.output_format == "text":
-        n_files = len({d.path for d in diagnostics})
-        _err(
-            f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
-            f"in {n_files} file{'s' if n_files != 1 else ''} ({len(found.files)} checked)."
-        )
+        if args.show_fixes:
+            for path, by_code in fixes_by_file:
+                _err(f"- {path}:")
+                for code in sorted(by_code):
+                    _err(f"    {by_code[code]} × {code}")
+    if summary:
         safe = sum(1 for d in diagnostics if fixable(d, False))
         unsafe = sum(1 for d in diagnostics if fixable(d, True)) - safe
-        hint = []
-        if args.unsafe_fixes and safe + unsafe:
-            hint.append(f"[*] {safe + unsafe} fixable with `tflint check --fix --unsafe-fixes`.")
-        elif safe:
-            hint.append(f"[*] {safe} fixable with `tflint check --fix`.")
-        if unsafe and not args.unsafe_fixes:
-            hint.append(f"({unsafe} more with `--unsafe-fixes`: they may change behaviour.)")
-        if hint:
-            _err(" ".join(hint))
+        n_fixable = safe + unsafe if args.unsafe_fixes else safe
+        if diagnostics:
+            n_files = len({d.path for d in diagnostics})
+            _err(f"Found {_n(len(diagnostics), 'finding')} ({n_fixable} fixable) in "
+                 f"{_n(n_files, 'file')} ({checked} checked).")
+            hint = []
+            if args.unsafe_fixes and safe + unsafe:
+                hint.append(f"[*] {safe + unsafe} fixable with `tflint check --fix --unsafe-fixes`.")
+            elif safe:
+                hint.append(f"[*] {safe} fixable with `tflint check --fix`.")
+            if unsafe and not args.unsafe_fixes:
+                hint.append(f"({unsafe} more with `--unsafe-fixes`: they may change behaviour.)")
+            if hint:
+                _err(" ".join(hint))
+        elif not status_error and not args.add_noqa:
+            _err("All checks passed!")
     if status_error:
         return 2
     if diagnostics and not args.exit_zero:

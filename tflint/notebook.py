@@ -445,6 +445,7 @@ class NotebookFix:
     problems: list[str] = field(default_factory=list)
     #: (cell index, old source, new source) of each changed cell, for ``--diff``
     changed_cells: list[tuple[int, str, str]] = field(default_factory=list)
+    applied_by_code: dict[str, int] = field(default_factory=dict)
 
 
 def fix(data: bytes, path: str, settings: Settings | None = None, unsafe: bool = False,
@@ -468,25 +469,53 @@ def fix(data: bytes, path: str, settings: Settings | None = None, unsafe: bool =
     if not result.applied or new_module == nb.module:
         return NotebookFix(data, to_cells(nb, list(result.diagnostics)), 0, problems)
     try:
-        new_cells = _split(new_module, nb)
+        out, changed = _rewrite(nb, new_module)
     except ValueError as e:
         problems.append(f"{path}: fixes not written: {e}")
         return NotebookFix(data, lint(data, path, settings, noqa=noqa), 0, problems)
+    # the findings left, positioned in the fixed notebook
+    remaining = lint(out, path, settings, noqa=noqa)
+    return NotebookFix(out, remaining, result.applied, problems, changed,
+                       dict(result.applied_by_code))
+
+
+def _rewrite(nb: Notebook, new_module: str) -> tuple[bytes, list[tuple[int, str, str]]]:
+    """The notebook's bytes with the cells of ``new_module`` written back, and
+    (cell, old source, new source) per changed cell. Raises ValueError when the module
+    cannot be cut back into the cells exactly."""
+    new_cells = _split(new_module, nb)
     changed = []
     for cell in nb.cells:
         new = new_cells.get(cell.index)
         if new is not None and new != cell.source:
             changed.append((cell, new))
+    text = _splice(nb, changed)
+    out = (("\ufeff" if nb.had_bom else "") + text).encode("utf-8")
+    return out, [(c.index, c.source, new) for c, new in changed]
+
+
+def add_noqa(data: bytes, path: str, settings: Settings | None = None) -> tuple[bytes, int, list[str]]:
+    """``--add-noqa`` in a notebook's cells: the new bytes, how many findings got a
+    comment, and problems (a notebook that cannot be written back exactly)."""
+    from tflint import noqa as noqa_mod
+    from tflint.engine import lint_source
+
     try:
-        out_text = _splice(nb, changed)
-    except ValueError as e:  # pragma: no cover - the notebook was parsed as JSON already
-        problems.append(f"{path}: fixes not written: {e}")
-        return NotebookFix(data, lint(data, path, settings, noqa=noqa), 0, problems)
-    out = (("\ufeff" if nb.had_bom else "") + out_text).encode("utf-8")
-    # the findings left, positioned in the fixed notebook
-    remaining = lint(out, path, settings, noqa=noqa)
-    return NotebookFix(out, remaining, result.applied, problems,
-                       [(c.index, c.source, new) for c, new in changed])
+        nb = read(data, path)
+    except NotebookError:
+        return data, 0, []
+    build_module(nb)
+    if not nb.module.strip():
+        return data, 0, []
+    diags = noqa_mod.apply_noqa(lint_source(nb.module, path, settings), nb.module)
+    new_module, count = noqa_mod.add_noqa_text(nb.module, diags)
+    if new_module == nb.module:
+        return data, 0, []
+    try:
+        out, _ = _rewrite(nb, new_module)
+    except ValueError as e:
+        return data, 0, [f"{path}: noqa comments not written: {e}"]
+    return out, count, []
 
 
 def _split(module: str, nb: Notebook) -> dict[int, str]:
