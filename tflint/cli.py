@@ -847,7 +847,8 @@ def cmd_verify(argv: list[str]) -> int:
         else:
             _err(
                 f"tflint: error: `tflint verify` needs the module {e.name!r}; "
-                "install it with: pip install 'tflint[verify]'"
+                "install it with: pip install 'tflint[verify] @ git+https://github.com/tflint-dev/tflint' "
+                "(or pip install -e '.[verify]' in a clone)"
             )
         return 2
     main_fn: Callable[[list[str]], int] | None = getattr(mod, "main", None)
