@@ -76,15 +76,9 @@ class CheckOptions:
 
 
 def _decode_for_noqa(data: bytes) -> str:
-    """The text noqa comments are read from: as the engine decodes it, else latin-1
-    (flake8 falls back to latin-1 when a file does not decode)."""
-    from tflint.engine import decode
+    from tflint.checking import noqa_text
 
-    try:
-        return decode(data)
-    except (UnicodeDecodeError, LookupError, SyntaxError):
-        text = data.decode("latin-1")
-        return text[1:] if text.startswith("\ufeff") else text
+    return noqa_text(data)
 
 
 def check_file(path: str, opts: CheckOptions) -> FileResult:
@@ -102,54 +96,26 @@ def check_data(path: str, data: bytes, opts: CheckOptions) -> FileResult:
     """Lint (or fix) ``data`` as the file ``path``: standard input goes through here
     too, with the name given by ``--stdin-filename``. Never raises."""
     from tflint import noqa, notebook
-    from tflint.engine import lint_source
+    from tflint.checking import lint_file
 
     if opts.fix_mode == "add-noqa":
         return add_noqa_file(path, data, opts)
     if opts.fix_mode is not None:
         return fix_file(path, data, opts)
     try:
-        settings = opts.settings
-        if notebook.is_notebook(path):
-            diags = notebook.lint(data, path, settings, noqa=not opts.disable_noqa)
-            return FileResult(path, _per_file_ignores(path, diags, settings))
-        diags = lint_source(data, path, settings)
-        text: str | None = None
-        if diags and not opts.disable_noqa:
-            text = _decode_for_noqa(data)
-            diags = noqa.apply_noqa(diags, text)
-        diags = _per_file_ignores(path, diags, settings)
+        diags = lint_file(data, path, opts.settings, noqa=not opts.disable_noqa)
         lines = None
-        if opts.show_source and diags:
-            lines = noqa.source_lines(text if text is not None else _decode_for_noqa(data))
+        if opts.show_source and diags and not notebook.is_notebook(path):
+            lines = noqa.source_lines(_decode_for_noqa(data))
         return FileResult(path, diags, lines=lines)
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
 
 
-def _per_file_ignores(path: str, diags: list[Diagnostic], settings: Settings) -> list[Diagnostic]:
-    from tflint import files
-    from tflint.registry import is_enabled
-
-    if not diags or not settings.per_file_ignores:
-        return diags
-    extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
-    if not extra:
-        return diags
-    ignore = list(settings.ignore) + extra
-    return [d for d in diags if is_enabled(d.code, settings.select, ignore, settings.extend_select)]
-
-
 def _file_settings(path: str, settings: Settings) -> Settings:
-    """``settings`` with the file's per-file-ignores added to ``ignore``."""
-    import dataclasses
+    from tflint.checking import file_settings
 
-    from tflint import files
-
-    if not settings.per_file_ignores:
-        return settings
-    extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
-    return dataclasses.replace(settings, ignore=list(settings.ignore) + extra) if extra else settings
+    return file_settings(path, settings)
 
 
 def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
@@ -514,6 +480,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
 
     sub.add_parser(
+        "server",
+        help="run the language server (LSP over stdio) for editors (needs the 'server' extra)",
+        add_help=False,
+    )
+    sub.add_parser(
         "verify",
         help="run code under TensorFlow and compare eager and graph results "
         "(needs the 'verify' extra)",
@@ -858,11 +829,25 @@ def cmd_verify(argv: list[str]) -> int:
     return int(main_fn(argv) or 0)
 
 
+def cmd_server(argv: list[str]) -> int:
+    """``tflint server``: the language server, imported only now (pygls is an extra)."""
+    try:
+        from tflint import server
+    except ModuleNotFoundError as e:
+        _err(f"tflint: error: `tflint server` needs the module {e.name!r}; install tflint with the "
+             "'server' extra: pip install 'tflint[server] @ git+https://github.com/tflint-dev/tflint' "
+             "(or pip install -e '.[server]' in a clone)")
+        return 2
+    return server.main(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tflint`` console script and ``python -m tflint``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "verify":
         return cmd_verify(argv[1:])
+    if argv and argv[0] == "server":
+        return cmd_server(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
