@@ -177,7 +177,8 @@ def add_noqa_source(data: bytes, path: str, settings: object = None) -> tuple[by
     """``--add-noqa`` on a Python file's bytes: the new bytes (same encoding, BOM and
     newlines), how many findings got a comment, and the findings a comment does not
     silence (TFL001, TFL002)."""
-    from tflint.engine import _split_encoding, lint_source
+    from tflint.engine import lint_source
+    from tflint.fixes import _split_encoding
 
     try:
         text, encoding, bom = _split_encoding(data)
