@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 
 class Severity(str, enum.Enum):
-    """How bad a finding is (RULES.md): error = TensorFlow rejects it at trace time,
+    """How bad a finding is (tflint/codes.toml): error = TensorFlow rejects it at trace time,
     warning = silently wrong results, perf = retracing or graph blow-up,
     info = worth knowing, often intended."""
 
