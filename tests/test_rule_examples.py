@@ -9,12 +9,11 @@ starts reporting on correct code fails here.
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
-from pathlib import Path
 
 import pytest
+
+from markers import read_markers
 
 from tflint import codes
 from tflint.config import Settings
@@ -27,13 +26,9 @@ RULES = all_rules()
 
 
 def _marked_lines(source: str, code: str) -> set[int]:
-    """Lines whose comment names ``code`` (real comments only, not text in strings)."""
-    marker = re.compile(rf"\b{code}\b")
-    lines = set()
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.COMMENT and marker.search(tok.string):
-            lines.add(tok.start[0])
-    return lines
+    """Lines whose comment marks ``code`` (tests/markers.py: real comments only)."""
+    expected, _missed = read_markers(source)
+    return {line for line, c in expected if c == code}
 
 
 def _lint(rule: type[Rule], source: str):

@@ -12,7 +12,6 @@ import itertools
 import re
 import threading
 import tokenize
-from dataclasses import dataclass, field
 from typing import Iterable
 
 import libcst as cst
