@@ -284,11 +284,11 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
     result = list(out.values())
     if want_002:
         for inst in instances:
-            e = broken.get(id(inst))
-            if e is not None:
+            failure = broken.get(id(inst))
+            if failure is not None:
                 result.append(_engine_diag(
                     "TFL002", f"rule {inst.CODE} ({inst.NAME}) failed on this file: "
-                    f"{type(e).__name__}: {_one_line(e)}", path))
+                    f"{type(failure).__name__}: {_one_line(failure)}", path))
     result.sort(key=lambda d: d.sort_key)
     return result
 

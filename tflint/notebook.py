@@ -156,6 +156,7 @@ def _code_cells(raw: dict[str, Any], major: int) -> list[CodeCell]:
     if not _is_python(raw):
         return []
     out: list[CodeCell] = []
+    located: list[tuple[Any, tuple[Any, ...], str]]
     if major == 4:
         located = [(c, ("cells", i), "source") for i, c in enumerate(raw.get("cells", []))]
     else:
@@ -620,7 +621,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 def locate(text: str, wanted: set[tuple[Any, ...]]) -> dict[tuple[Any, ...], tuple[int, int]]:
     """(start, end) offsets in ``text`` of the JSON values at the ``wanted`` key paths."""
-    from json.decoder import scanstring
+    from json.decoder import scanstring  # type: ignore[attr-defined]
 
     found: dict[tuple[Any, ...], tuple[int, int]] = {}
     prefixes = {w[:k] for w in wanted for k in range(len(w) + 1)}

@@ -49,7 +49,7 @@ class _Protocol(LanguageServerProtocol):
     and ignored (pygls raises KeyError)."""
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):  # type: ignore[override]
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
         uri = params.text_document.uri
         if self.workspace.get_notebook_document(cell_uri=uri) is None and not _known(self.workspace, uri):
             self._server.window_log_message(types.LogMessageParams(
@@ -111,7 +111,7 @@ class TflintServer(LanguageServer):
             for uri, pairs in result.by_uri.items():
                 self.results[uri] = pairs
                 self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                    uri=uri, diagnostics=[lsp for _, lsp in pairs], version=snapshot.versions.get(uri)))
+                    uri=uri, diagnostics=[lsp for _, lsp in pairs], version=(snapshot.versions or {}).get(uri)))
         except asyncio.CancelledError:
             pass
         except Exception as e:  # never take the server down
@@ -136,7 +136,8 @@ class TflintServer(LanguageServer):
                 doc = ws.text_documents.get(cell.document)
                 if doc is None:
                     continue
-                cells.append((i, cell.document, doc.source if text else "", doc.version, doc.lines if text else []))
+                cells.append((i, cell.document, doc.source if text else "", doc.version or 0,
+                              list(doc.lines) if text else []))
             return _Snapshot(key, _path(key), None, cells, self._settings(_path(key)) if text else None,
                              version=(nb.version, tuple((c[1], c[3]) for c in cells)))
         if not _known(ws, key):
@@ -148,7 +149,7 @@ class TflintServer(LanguageServer):
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning,
                                                            f"tflint: cannot read {key}: {e.strerror or e}"))
             return None
-        return _Snapshot(key, _path(key), (source, doc.lines if text else []), [],
+        return _Snapshot(key, _path(key), (source, list(doc.lines) if text else []), [],
                          self._settings(_path(key)) if text else None, version=(doc.version,),
                          versions={key: doc.version})
 
