@@ -126,3 +126,15 @@ async def test_bad_input_is_logged_and_the_server_goes_on(client: LanguageClient
     uri = _open(client, root / "later.py", BAD)
     assert [d.code for d in await _diagnostics(client, uri)] == ["TFL101"]
     assert any("not open" in m.message for m in client.log_messages), [m.message for m in client.log_messages]
+
+
+@pytest.mark.asyncio
+async def test_positions_in_utf16_units(client: LanguageClient) -> None:
+    """LSP counts UTF-16 code units by default: a character outside the BMP before the
+    finding counts twice."""
+    root: Path = client.root  # type: ignore[attr-defined]
+    src = BAD.replace("    print(x)", '    s = "\U0001F600"; print(x)')
+    uri = _open(client, root / "emoji.py", src)
+    (d,) = await _diagnostics(client, uri)
+    # `print` is at code point 13 of the line, UTF-16 unit 14
+    assert (d.range.start.line, d.range.start.character) == (3, 14)

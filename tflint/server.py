@@ -139,7 +139,7 @@ class TflintServer(LanguageServer):
                 cells.append((i, cell.document, doc.source if text else "", doc.version or 0,
                               list(doc.lines) if text else []))
             return _Snapshot(key, _path(key), None, cells, self._settings(_path(key)) if text else None,
-                             version=(nb.version, tuple((c[1], c[3]) for c in cells)))
+                             version=(nb.version, tuple((c[1], c[3]) for c in cells)), codec=ws.position_codec)
         if not _known(ws, key):
             return None
         doc = ws.get_text_document(key)
@@ -151,7 +151,7 @@ class TflintServer(LanguageServer):
             return None
         return _Snapshot(key, _path(key), (source, list(doc.lines) if text else []), [],
                          self._settings(_path(key)) if text else None, version=(doc.version,),
-                         versions={key: doc.version})
+                         versions={key: doc.version}, codec=ws.position_codec)
 
     def _settings(self, path: str) -> Settings:
         """The nearest config above the file, read fresh (a saved config applies at
@@ -175,6 +175,8 @@ class _Snapshot:
     settings: Settings | None
     version: tuple[Any, ...] = ()
     versions: dict[str, int | None] | None = None
+    #: pygls' PositionCodec for the encoding agreed with the client
+    codec: Any = None
 
     def __post_init__(self) -> None:
         if self.versions is None:
@@ -194,7 +196,7 @@ def _lint_snapshot(snap: _Snapshot) -> _Lint:
     if snap.text is not None:
         source, lines = snap.text
         diags = lint_file(source, snap.path, snap.settings)
-        return _Lint({snap.key: [(d, _to_lsp(d, lines)) for d in diags]})
+        return _Lint({snap.key: [(d, _to_lsp(d, lines, snap.codec)) for d in diags]})
     from tflint import noqa as noqa_mod, notebook
     from tflint.checking import per_file_ignores
     from tflint.engine import lint_source
@@ -210,29 +212,29 @@ def _lint_snapshot(snap: _Snapshot) -> _Lint:
     for d in diags:
         uri = cell_uri.get(d.cell or 0)
         if uri is not None:
-            by_uri[uri].append((d, _to_lsp(d, cell_lines[d.cell or 0])))
+            by_uri[uri].append((d, _to_lsp(d, cell_lines[d.cell or 0], snap.codec)))
     return _Lint(by_uri)
 
 
-def _units(lines: list[str], line: int, column: int) -> int:
-    """A code-point column as UTF-16 code units (LSP's default position encoding)."""
+def _units(lines: list[str], line: int, column: int, codec: Any) -> int:
+    """A code-point column in the position encoding agreed with the client (UTF-16
+    unless the client asked for another)."""
     if 0 <= line < len(lines):
-        prefix = lines[line][:column]
-        return column + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+        return int(codec.client_num_units(lines[line][:column]))
     return column
 
 
-def _pos(lines: list[str], line: int, column: int) -> types.Position:
-    return types.Position(line=max(line - 1, 0), character=_units(lines, line - 1, column))
+def _pos(lines: list[str], line: int, column: int, codec: Any) -> types.Position:
+    return types.Position(line=max(line - 1, 0), character=_units(lines, line - 1, column, codec))
 
 
-def _to_lsp(d: Diagnostic, lines: list[str]) -> types.Diagnostic:
+def _to_lsp(d: Diagnostic, lines: list[str], codec: Any) -> types.Diagnostic:
     from tflint.output import rule_url
 
     end_line, end_col = (d.end_line, d.end_column) if (d.end_line, d.end_column) > (d.line, d.column) \
         else (d.line, d.column + 1)
     return types.Diagnostic(
-        range=types.Range(start=_pos(lines, d.line, d.column), end=_pos(lines, end_line, end_col)),
+        range=types.Range(start=_pos(lines, d.line, d.column, codec), end=_pos(lines, end_line, end_col, codec)),
         message=d.message, severity=_SEVERITY[d.severity], code=d.code, source=SOURCE,
         code_description=types.CodeDescription(href=rule_url(d.code)),
     )
@@ -318,7 +320,7 @@ def code_action(ls: TflintServer, params: types.CodeActionParams) -> list[types.
         doc = ls.workspace.text_documents.get(uri)
         if doc is None:
             continue
-        lines = doc.lines
+        lines = list(doc.lines)
         if d.fix is not None and d.fix.edits:
             unsafe = d.fix.applicability is Applicability.UNSAFE
             edits = _fix_edits(ls, uri, d, lines)
@@ -327,7 +329,7 @@ def code_action(ls: TflintServer, params: types.CodeActionParams) -> list[types.
                     title=f"{d.code}: {d.fix.title}" + (" (unsafe: may change behaviour)" if unsafe else ""),
                     kind=types.CodeActionKind.QuickFix, diagnostics=[lsp], is_preferred=not unsafe,
                     edit=types.WorkspaceEdit(changes=edits)))
-        noqa_edit = _noqa_edit(doc.source, d, lines)
+        noqa_edit = _noqa_edit(doc.source, d, lines, ls.workspace.position_codec)
         if noqa_edit is not None:
             out.append(types.CodeAction(
                 title=f"{d.code}: add `# noqa: {d.code}`", kind=types.CodeActionKind.QuickFix,
@@ -338,6 +340,7 @@ def code_action(ls: TflintServer, params: types.CodeActionParams) -> list[types.
 def _fix_edits(ls: TflintServer, uri: str, d: Diagnostic, lines: list[str]) -> dict[str, list[types.TextEdit]] | None:
     assert d.fix is not None
     changes: dict[str, list[types.TextEdit]] = {}
+    codec = ls.workspace.position_codec
     nb = ls.workspace.get_notebook_document(cell_uri=uri)
     for e in d.fix.edits:
         target, target_lines = uri, lines
@@ -348,12 +351,13 @@ def _fix_edits(ls: TflintServer, uri: str, d: Diagnostic, lines: list[str]) -> d
                 return None
             target, target_lines = cell.document, doc.lines  # type: ignore[union-attr]
         changes.setdefault(target, []).append(types.TextEdit(
-            range=types.Range(start=_pos(target_lines, e.line, e.column), end=_pos(target_lines, e.end_line, e.end_column)),
+            range=types.Range(start=_pos(target_lines, e.line, e.column, codec),
+                              end=_pos(target_lines, e.end_line, e.end_column, codec)),
             new_text=e.content))
     return changes
 
 
-def _noqa_edit(source: str, d: Diagnostic, lines: list[str]) -> types.TextEdit | None:
+def _noqa_edit(source: str, d: Diagnostic, lines: list[str], codec: Any) -> types.TextEdit | None:
     """Replace the one line ``# noqa`` goes on (the end of the finding's statement)."""
     import dataclasses
 
@@ -370,7 +374,7 @@ def _noqa_edit(source: str, d: Diagnostic, lines: list[str]) -> types.TextEdit |
             body = a.rstrip("\r\n")
             return types.TextEdit(
                 range=types.Range(start=types.Position(line=i, character=0),
-                                  end=types.Position(line=i, character=_units(lines, i, len(body)))),
+                                  end=types.Position(line=i, character=_units(lines, i, len(body), codec))),
                 new_text=b.rstrip("\r\n"))
     return None
 
