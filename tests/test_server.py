@@ -18,7 +18,10 @@ BAD = "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n    retur
 UNSAFE = "import tensorflow as tf\n@tf.function\ndef f(x):\n    assert x > 0\n    return x\n"
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tflint", "server"]))
+#: one server for the module: starting one costs seconds (imports), the tests use
+#: distinct documents
+@pytest_lsp.fixture(scope="module",
+                    config=ClientServerConfig(server_command=[sys.executable, "-m", "tflint", "server"]))
 async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
     (root / "pyproject.toml").write_text("[tool.tflint]\nper-file-ignores = {'quiet_*.py' = ['TFL101']}\n")
@@ -47,7 +50,7 @@ def _open(client: LanguageClient, path: Path, text: str, version: int = 1) -> st
     return uri
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_open_change_save_and_code_actions(client: LanguageClient) -> None:
     root: Path = client.root  # type: ignore[attr-defined]
     uri = _open(client, root / "a.py", BAD)
@@ -79,7 +82,7 @@ async def test_open_change_save_and_code_actions(client: LanguageClient) -> None
     assert await _diagnostics(client, uri) == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_unsafe_fix_is_marked_and_config_is_read(client: LanguageClient) -> None:
     root: Path = client.root  # type: ignore[attr-defined]
     uri = _open(client, root / "b.py", UNSAFE)
@@ -95,7 +98,7 @@ async def test_unsafe_fix_is_marked_and_config_is_read(client: LanguageClient) -
     assert await _diagnostics(client, quiet) == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_notebook_cells(client: LanguageClient) -> None:
     root: Path = client.root  # type: ignore[attr-defined]
     nb_uri = (root / "nb.ipynb").as_uri()
@@ -113,7 +116,7 @@ async def test_notebook_cells(client: LanguageClient) -> None:
     assert not client.diagnostics.get(cells[0])
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_bad_input_is_logged_and_the_server_goes_on(client: LanguageClient) -> None:
     root: Path = client.root  # type: ignore[attr-defined]
     # an edit for a document that was never opened
@@ -128,7 +131,7 @@ async def test_bad_input_is_logged_and_the_server_goes_on(client: LanguageClient
     assert any("not open" in m.message for m in client.log_messages), [m.message for m in client.log_messages]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_positions_in_utf16_units(client: LanguageClient) -> None:
     """LSP counts UTF-16 code units by default: a character outside the BMP before the
     finding counts twice."""

@@ -192,7 +192,7 @@ def add_noqa_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
         if notebook.is_notebook(path):
             new, count, problems = notebook.add_noqa(data, path, settings)
             out = FileResult(path, fixed=count, fix_problems=problems)
-            diags = [d for d in notebook.lint(new, path, settings) if d.code == "TFL001"]
+            diags = [d for d in notebook.lint(new, path, settings) if d.code in noqa.NOT_SILENCED]
         else:
             new, count, diags = noqa.add_noqa_source(data, path, settings)
             out = FileResult(path, fixed=count)
