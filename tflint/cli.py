@@ -390,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--unsafe-fixes",
         action="store_true",
         help="with --fix or --diff, apply unsafe fixes too (they may change behaviour); "
-        "marks fixable findings with [*] in text output",
+        "the [*] mark in text output then covers them too",
     )
     g.add_argument(
         "--diff",
