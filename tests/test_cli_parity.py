@@ -212,6 +212,8 @@ def test_gitignore_is_respected_in_walks(project: Path, run) -> None:
     files = lambda r: sorted(line.split(":")[0] for line in r.out.splitlines())  # noqa: E731
     assert files(run("check", ".")) == ["a.py", "keep_pb2.py", "src/b.py"]
     assert files(run("check", "src")) == ["src/b.py"]
+    # a folder named on the command line is checked even when git ignores it (as ruff does)
+    assert files(run("check", "generated")) == ["generated/g.py"]
     assert len(files(run("check", "--no-respect-gitignore", "."))) == 6
     # a file named on the command line is checked, unless --force-exclude
     assert files(run("check", "x_pb2.py")) == ["x_pb2.py"]

@@ -106,7 +106,12 @@ def discover(paths: Iterable[str], settings: Settings, cwd: str | None = None,
         if settings.force_exclude and ignored is not None and ignored.ignored(given):
             continue
         if os.path.isdir(given):
-            _walk(given, patterns, add, out, ignored)
+            walk_ignored = ignored
+            if ignored is not None and ignored.ignored(given, is_dir=True):
+                # a folder named on the command line is checked even if git ignores it
+                # (as ruff does): only the .gitignore files inside it apply there
+                walk_ignored = GitIgnore(floor=given)
+            _walk(given, patterns, add, out, walk_ignored)
         elif os.path.exists(given):
             add(given)
             out.explicit.add(_display(given))
@@ -202,9 +207,11 @@ class GitIgnore:
     (root first, deeper files override) and ``.git/info/exclude``. Outside a git
     repository nothing is ignored. Each folder's file is read once."""
 
-    def __init__(self) -> None:
+    def __init__(self, floor: str | None = None) -> None:
         self._specs: dict[str, object | None] = {}
         self._roots: dict[str, str | None] = {}
+        #: ignore files above this folder are not read (a walk of an ignored folder)
+        self._floor = os.path.abspath(floor) if floor is not None else None
 
     def _root(self, folder: str) -> str | None:
         chain = []
@@ -252,8 +259,10 @@ class GitIgnore:
         rel_parts = os.path.relpath(absolute, root).split(os.sep)
         if rel_parts[0] == ".git":
             return True
+        if self._floor is not None and absolute == self._floor:
+            return False
         # a folder that is ignored hides everything in it (git cannot re-include there)
-        for k in range(1, 1 if walked else len(rel_parts)):
+        for k in range(1, 1 if walked or self._floor else len(rel_parts)):
             if self._match(root, rel_parts[:k], True):
                 return True
         return self._match(root, rel_parts, is_dir)
@@ -262,6 +271,8 @@ class GitIgnore:
         verdict = False
         for depth in range(len(parts)):
             folder = os.path.join(root, *parts[:depth])
+            if self._floor is not None and not (folder + os.sep).startswith(self._floor + os.sep):
+                continue
             spec = self._spec(folder, root)
             if spec is None:
                 continue
