@@ -29,14 +29,11 @@ def _doc_lines() -> list[tuple[str, str]]:
 
 def test_no_pip_install_from_the_package_index() -> None:
     """``pip install tflint`` / ``"tflint[verify]"`` fail: the package is not on PyPI."""
-    bad = []
-    for name, line in _doc_lines():
-        for m in re.finditer(r"pip install ((?:-e )?[^`#\n]+)", line):
-            target = m.group(1).strip()
-            ok = target.startswith(("-e", ".", "./", "nbqa")) or "git+" in target
-            if not ok:
-                bad.append(f"{name}: {line.strip()}")
+    from_index = re.compile(r"pip install\s+(?:-U\s+)?[\"']?tflint(?:\[[^\]]*\])?(?!\s*@)[\"']?(?=\s|$|`)")
+    bad = [f"{name}: {line.strip()}" for name, line in _doc_lines() if from_index.search(line)]
     assert not bad, "\n".join(bad)
+    assert from_index.search('pip install "tflint[verify]"') and from_index.search("pip install tflint")
+    assert not from_index.search('pip install "tflint @ git+https://example.invalid/tflint"')
 
 
 def test_every_pre_commit_rev_is_a_commit_of_this_repository() -> None:
