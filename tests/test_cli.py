@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BAD_SRC, GOOD_SRC, write
-from tflint import cli
+from tflint import cli, runner
 
 TFL101_MSG = "`print` of a tensor runs once while tracing"
 IO_SRC = (
@@ -304,14 +304,14 @@ def test_parallel_output_is_identical_to_serial(
     for i in range(24):
         write(project, f"pkg/d{i % 3}/m{i:02}.py", sources[i % len(sources)])
     used_pool: list[bool] = []
-    real = cli._run_parallel
+    real = runner._run_parallel
 
     def spy(*a, **kw):
         res = real(*a, **kw)
         used_pool.append(res is not None)
         return res
 
-    monkeypatch.setattr(cli, "_run_parallel", spy)
+    monkeypatch.setattr(runner, "_run_parallel", spy)
     serial = run("check", "-j", "1", "pkg")
     assert used_pool == []
     for fmt in ("text", "json"):
@@ -335,14 +335,14 @@ def test_a_crashing_worker_is_an_error_not_a_hang(
         pytest.skip("the patched worker reaches the pool only with fork")
     for i in range(cli.PARALLEL_MIN_FILES):
         write(project, f"m{i}.py", BAD_SRC)
-    real = cli.check_file
+    real = runner.check_file
 
-    def crash(path: str, opts: cli.CheckOptions) -> cli.FileResult:
+    def crash(path: str, opts: runner.CheckOptions) -> runner.FileResult:
         if path == "m5.py":
             os._exit(70)
         return real(path, opts)
 
-    monkeypatch.setattr(cli, "check_file", crash)
+    monkeypatch.setattr(runner, "check_file", crash)
     r = run("check", "-j", "2", ".")
     assert r.rc == 2
     assert "m5.py: error: internal error: a worker process crashed" in r.err
