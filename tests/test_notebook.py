@@ -242,7 +242,19 @@ def test_schema_invalid_notebook_is_tfl001(project: Path, run) -> None:
     assert r.rc == 1 and r.out.startswith("nb.ipynb:1:1: TFL001 not a valid notebook (nbformat 4): "), r.out
 
 
-@pytest.mark.parametrize("text", ["[]", '"text"', '{"nbformat": 99, "nbformat_minor": 0}', "", "{}"])
+def test_schema_invalid_notebook_still_has_its_code_linted(project: Path, run) -> None:
+    cell = _cell("code", IMPORT + BAD_FN)
+    del cell["execution_count"]
+    write(project, "nb.ipynb", _nb(cell))
+    rows = run("check", "nb.ipynb").out.splitlines()
+    assert rows[0].startswith("nb.ipynb:1:1: TFL001 not a valid notebook (nbformat 4): 'execution_count'"), rows
+    assert rows[1].startswith("nb.ipynb:cell 1:4:5: TFL101"), rows
+
+
+@pytest.mark.parametrize("text", ["[]", '"text"', '{"nbformat": 99, "nbformat_minor": 0}', "", "{}",
+                                  '{"cells": {}, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}',
+                                  '{"cells": [{"cell_type": "code", "source": 3}], "metadata": {}, '
+                                  '"nbformat": 4, "nbformat_minor": 4}'])
 def test_not_a_notebook_is_tfl001(project: Path, run, text: str) -> None:
     write(project, "nb.ipynb", text)
     r = run("check", "nb.ipynb")

@@ -135,13 +135,22 @@ def read(data: bytes | str, path: str) -> Notebook:
             raise NotebookError(f"not a valid notebook: {_one_line(e)}") from None
         if major not in (3, 4):
             raise NotebookError(f"not a valid notebook: nbformat {major!r} is not supported (3 and 4 are)")
+        invalid = None
         try:
             node = nbformat.from_dict(raw)
             nbformat.validate(node, version=major)
         except Exception as e:  # nbformat.ValidationError and the schema library's errors
-            raise NotebookError(f"not a valid notebook (nbformat {major}): {_validation_message(e)}") from None
-    cells = _code_cells(raw, major)
-    return Notebook(path=path, text=text, had_bom=had_bom, cells=cells)
+            invalid = f"not a valid notebook (nbformat {major}): {_validation_message(e)}"
+    try:
+        cells = _code_cells(raw, major)
+    except (TypeError, AttributeError, ValueError) as e:
+        raise NotebookError(invalid or f"not a valid notebook: {_one_line(e)}") from None
+    nb = Notebook(path=path, text=text, had_bom=had_bom, cells=cells)
+    if invalid is not None:
+        # the schema says no, but the code cells can be read: report both the problem
+        # and the findings (a missing execution_count must not hide a bug)
+        nb.problems.append(_tfl001(path, invalid))
+    return nb
 
 
 def _validation_message(e: Exception) -> str:
@@ -155,6 +164,8 @@ def _code_cells(raw: dict[str, Any], major: int) -> list[CodeCell]:
     """The Python code cells, in order, numbered among all cells."""
     if not _is_python(raw):
         return []
+    if not isinstance(raw.get("cells" if major == 4 else "worksheets", []), list):
+        raise TypeError("the cells are not a list")
     out: list[CodeCell] = []
     located: list[tuple[Any, tuple[Any, ...], str]]
     if major == 4:
@@ -166,13 +177,17 @@ def _code_cells(raw: dict[str, Any], major: int) -> list[CodeCell]:
             for i, c in enumerate(ws.get("cells", []))
         ]
     for n, (cell, where, key) in enumerate(located, start=1):
+        if not isinstance(cell, dict):
+            raise TypeError(f"cell {n} is not an object")
         if cell.get("cell_type") != "code":
             continue
         if major == 3 and cell.get("language", "python") != "python":
             continue
         value = cell.get(key, "")
         as_list = isinstance(value, list)
-        source = "".join(value) if as_list else str(value)
+        if not (isinstance(value, str) or (as_list and all(isinstance(v, str) for v in value))):
+            raise TypeError(f"the source of cell {n} is not text")
+        source = "".join(value) if as_list else value
         out.append(CodeCell(n, source, as_list, where + (key,)))
     return out
 
