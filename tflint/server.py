@@ -32,7 +32,7 @@ from tflint.config import ConfigError, Settings, SettingsResolver
 from tflint.diagnostics import Applicability, Diagnostic, Severity
 
 #: pause after a change before linting (ms matter: the goal is diagnostics in 100 ms)
-DEBOUNCE_S = 0.03
+DEBOUNCE_S = 0.01
 SOURCE = "tflint"
 log = logging.getLogger(__name__)
 
