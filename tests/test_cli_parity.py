@@ -287,3 +287,26 @@ def test_gitlab_output(project: Path, run) -> None:
     write(project, "a.py", "\n\n" + IO_SRC + "@tf.function\ndef g(x):\n    print(x)\n    return x\n")
     moved = json.loads(run("check", "--output-format", "gitlab", "a.py").out)
     assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in issues]
+
+
+def test_stdin_diff_and_force_excluded_stdin(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tflint.cli import main
+
+    out = _stdin(monkeypatch, BAD_SRC.encode())
+    assert main(["check", "--diff", "--stdin-filename", "a.py"]) == 1
+    assert "-    print(x)\n+    tf.print(x)\n" in out.getvalue()
+    # an excluded name with --force-exclude: --fix passes the source through untouched
+    out = _stdin(monkeypatch, BAD_SRC.encode())
+    assert main(["check", "--fix", "--force-exclude", "--extend-exclude", "gen_*.py",
+                 "--stdin-filename", "gen_a.py"]) == 0
+    assert out.buffer.getvalue() == BAD_SRC.encode() and out.getvalue() == ""
+
+
+def test_stdin_add_noqa_writes_to_stdout_not_to_the_file(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tflint.cli import main
+
+    path = write(project, "a.py", GOOD_SRC)  # the named file exists: it must not be touched
+    out = _stdin(monkeypatch, BAD_SRC.encode())
+    assert main(["check", "--add-noqa", "--stdin-filename", "a.py"]) == 0
+    assert out.buffer.getvalue() == BAD_SRC.replace("print(x)\n", "print(x)  # noqa: TFL101\n").encode()
+    assert path.read_text() == GOOD_SRC

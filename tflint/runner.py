@@ -112,7 +112,7 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
         assert isinstance(new, bytes)
         out = FileResult(path, list(result.diagnostics), fixed=result.applied,
                          fix_problems=list(result.problems), fixed_by_code=dict(result.applied_by_code))
-        if opts.stdin:
+        if opts.stdin and opts.fix_mode == "fix":
             out.fixed_source = new
         elif new != data:
             if opts.fix_mode == "diff":
@@ -141,7 +141,7 @@ def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
                               noqa=not opts.disable_noqa)
         out = FileResult(path, list(result.diagnostics), fixed=result.applied,
                          fix_problems=list(result.problems), fixed_by_code=dict(result.applied_by_code))
-        if opts.stdin:
+        if opts.stdin and opts.fix_mode == "fix":
             out.fixed_source = result.source
         elif result.source != data:
             if opts.fix_mode == "diff":
