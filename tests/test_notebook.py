@@ -391,3 +391,9 @@ def test_unchanged_module_writes_back_the_same_bytes(cells, indent, ascii_) -> N
     except ValueError:
         return  # a partly indented cell: refused, nothing written (tested above)
     assert changed == [] and out == raw
+
+
+def test_show_source_shows_the_cell_line(project: Path, run) -> None:
+    write(project, "nb.ipynb", _nb(_cell("code", IMPORT), _cell("code", BAD_FN)))
+    r = run("check", "--show-source", "nb.ipynb")
+    assert r.out.splitlines()[1:] == ["    print(x)", "    ^"], r.out

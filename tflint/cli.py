@@ -367,6 +367,8 @@ def _report(args: argparse.Namespace, results: list[FileResult], read_errors: li
         diagnostics.extend(r.diagnostics)
         if r.lines is not None:
             sources[r.path] = r.lines
+        for index, cell_lines in r.cell_lines.items():
+            sources[f"{r.path}:cell {index}"] = cell_lines
 
     if args.diff:
         return _report_diff(args, diffs, fixed, status_error)

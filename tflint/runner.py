@@ -24,8 +24,9 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: set when the file could not be read or linting it failed outside the engine
     error: str | None = None
-    #: physical lines, only for ``--show-source``
+    #: physical lines, only for ``--show-source`` (per cell in a notebook)
     lines: list[str] | None = None
+    cell_lines: dict[int, list[str]] = field(default_factory=dict)
     #: ``--fix`` / ``--diff``: fixes applied (or that would be), the unified diff
     #: (``--diff`` only) and fixes dropped because their result did not parse
     fixed: int = 0
@@ -83,11 +84,25 @@ def check_data(path: str, data: bytes, opts: CheckOptions) -> FileResult:
     try:
         diags = lint_file(data, path, opts.settings, noqa=not opts.disable_noqa)
         lines = None
-        if opts.show_source and diags and not notebook.is_notebook(path):
-            lines = noqa.source_lines(_decode_for_noqa(data))
-        return FileResult(path, diags, lines=lines)
+        cell_lines: dict[int, list[str]] = {}
+        if opts.show_source and diags:
+            if notebook.is_notebook(path):
+                cell_lines = _cell_lines(data, path)
+            else:
+                lines = noqa.source_lines(_decode_for_noqa(data))
+        return FileResult(path, diags, lines=lines, cell_lines=cell_lines)
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def _cell_lines(data: bytes, path: str) -> dict[int, list[str]]:
+    from tflint import noqa, notebook
+
+    try:
+        nb = notebook.read(data, path)
+    except notebook.NotebookError:
+        return {}
+    return {c.index: noqa.source_lines(c.source) for c in nb.cells}
 
 
 def _file_settings(path: str, settings: Settings) -> Settings:
