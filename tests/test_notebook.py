@@ -397,3 +397,12 @@ def test_show_source_shows_the_cell_line(project: Path, run) -> None:
     write(project, "nb.ipynb", _nb(_cell("code", IMPORT), _cell("code", BAD_FN)))
     r = run("check", "--show-source", "nb.ipynb")
     assert r.out.splitlines()[1:] == ["    print(x)", "    ^"], r.out
+
+
+def test_lines_named_in_messages_are_cell_lines(project: Path, run) -> None:
+    """A message that names another line of the module names it as a cell line."""
+    write(project, "nb.ipynb", _nb(_cell("code", IMPORT + "scale = 0.1\n"),
+                                   _cell("code", "@tf.function\ndef f(x):\n    return x * scale\n"),
+                                   _cell("code", "for scale in [0.2, 0.3]:\n    f(tf.constant(1.0))\n")))
+    out = run("check", "nb.ipynb").out
+    assert out.startswith("nb.ipynb:cell 2:3:16: TFL109 ") and "on cell 3, line 1)" in out, out

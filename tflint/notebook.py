@@ -414,6 +414,23 @@ def _locate(nb: Notebook, line: int, column: int) -> tuple[int, int, int]:
     return first, 1, 0
 
 
+_LINE_REF = re.compile(r"\bline (\d+)\b")
+
+
+def _message(nb: Notebook, message: str, cell: int) -> str:
+    """Rules name other lines of the module (``called from helper (line 8)``); in a
+    notebook that line is a line of some cell: ``line 3`` in the same cell, else
+    ``cell 2, line 3``."""
+    def repl(m: "re.Match[str]") -> str:
+        n = int(m.group(1))
+        if not 0 < n < len(nb.line_map) or nb.line_map[n] is None:
+            return m.group(0)
+        other, line, _ = nb.line_map[n]  # type: ignore[misc]
+        return f"line {line}" if other == cell else f"cell {other}, line {line}"
+
+    return _LINE_REF.sub(repl, message) if "line " in message else message
+
+
 def _map(nb: Notebook, d: Diagnostic) -> Diagnostic:
     cell, line, col = _locate(nb, d.line, d.column)
     end_cell, end_line, end_col = _locate(nb, d.end_line, d.end_column)
@@ -428,7 +445,7 @@ def _map(nb: Notebook, d: Diagnostic) -> Diagnostic:
             edits.append(Edit(el, eco, eel, eeco, e.content, cell=ec))
         fix = Fix(fix.title, fix.applicability, tuple(edits))
     return dataclasses.replace(d, line=line, column=col, end_line=end_line, end_column=end_col,
-                               fix=fix, cell=cell)
+                               fix=fix, cell=cell, message=_message(nb, d.message, cell))
 
 
 # ---------------------------------------------------------------------------- front-end API
