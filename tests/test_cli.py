@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BAD_SRC, GOOD_SRC, write
-from tflint import cli
+from tflint import cli, runner
 
 TFL101_MSG = "`print` of a tensor runs once while tracing"
 IO_SRC = (
@@ -40,17 +40,25 @@ def test_finding_text_and_exit_1(project: Path, run) -> None:
     write(project, "a.py", BAD_SRC)
     r = run("check", "a.py")
     assert r.rc == 1
-    assert r.out.startswith("a.py:4:5: TFL101 " + TFL101_MSG)
+    # the [*] mark: the finding has a safe fix
+    assert r.out.startswith("a.py:4:5: TFL101 [*] " + TFL101_MSG)
     assert r.out.count("\n") == 1
 
 
-def test_clean_file_exit_0_prints_nothing(project: Path, run) -> None:
+def test_clean_file_exit_0_and_one_summary_line(project: Path, run) -> None:
     write(project, "a.py", GOOD_SRC)
     r = run("check", "a.py")
-    assert (r.rc, r.out, r.err) == (0, "", "")
+    assert (r.rc, r.out, r.err) == (0, "", "All checks passed!\n")
+    assert (run("check", "-q", "a.py").err, run("check", "--output-format", "json", "a.py").err) == ("", "")
 
 
-def test_no_paths_and_no_files_exit_0_silently(project: Path, run) -> None:
+def test_no_path_checks_the_current_folder(project: Path, run) -> None:
+    write(project, "pkg/a.py", BAD_SRC)
+    r = run("check")
+    assert r.rc == 1 and r.out.startswith("pkg/a.py:4:5: TFL101"), r.out
+
+
+def test_no_python_files_exit_0_silently(project: Path, run) -> None:
     assert (run("check").rc, run("check").out, run("check").err) == (0, "", "")
     (project / "empty").mkdir()
     write(project, "empty/notes.txt", BAD_SRC)
@@ -78,7 +86,8 @@ def test_exit_zero(project: Path, run) -> None:
 def test_quiet_drops_the_summary_not_the_findings(project: Path, run) -> None:
     write(project, "a.py", BAD_SRC)
     loud = run("check", "a.py")
-    assert loud.err == "Found 1 finding in 1 file (1 checked).\n[*] 1 fixable with `tflint check --fix`.\n"
+    assert loud.err == ("Found 1 finding (1 fixable) in 1 file (1 checked).\n"
+                        "[*] 1 fixable with `tflint check --fix`.\n")
     quiet = run("check", "-q", "a.py")
     assert quiet.out == loud.out and quiet.err == ""
 
@@ -278,7 +287,7 @@ def test_progress_bar_only_on_a_tty_and_not_quiet(
 ) -> None:
     for i in range(cli.PROGRESS_MIN_FILES):
         write(project, f"pkg/m{i:03}.py", GOOD_SRC)
-    assert run("check", "-j", "1", "pkg").err == ""  # captured stderr is not a TTY
+    assert run("check", "-j", "1", "pkg").err == "All checks passed!\n"  # stderr is not a TTY
     monkeypatch.setattr(cli, "_isatty", lambda stream: True)
     r = run("check", "-j", "1", "pkg")
     assert r.rc == 0 and f"/{cli.PROGRESS_MIN_FILES} [" in r.err and "file/s" in r.err
@@ -295,14 +304,14 @@ def test_parallel_output_is_identical_to_serial(
     for i in range(24):
         write(project, f"pkg/d{i % 3}/m{i:02}.py", sources[i % len(sources)])
     used_pool: list[bool] = []
-    real = cli._run_parallel
+    real = runner._run_parallel
 
     def spy(*a, **kw):
         res = real(*a, **kw)
         used_pool.append(res is not None)
         return res
 
-    monkeypatch.setattr(cli, "_run_parallel", spy)
+    monkeypatch.setattr(runner, "_run_parallel", spy)
     serial = run("check", "-j", "1", "pkg")
     assert used_pool == []
     for fmt in ("text", "json"):
@@ -326,14 +335,14 @@ def test_a_crashing_worker_is_an_error_not_a_hang(
         pytest.skip("the patched worker reaches the pool only with fork")
     for i in range(cli.PARALLEL_MIN_FILES):
         write(project, f"m{i}.py", BAD_SRC)
-    real = cli.check_file
+    real = runner.check_file
 
-    def crash(path: str, opts: cli.CheckOptions) -> cli.FileResult:
+    def crash(path: str, opts: runner.CheckOptions) -> runner.FileResult:
         if path == "m5.py":
             os._exit(70)
         return real(path, opts)
 
-    monkeypatch.setattr(cli, "check_file", crash)
+    monkeypatch.setattr(runner, "check_file", crash)
     r = run("check", "-j", "2", ".")
     assert r.rc == 2
     assert "m5.py: error: internal error: a worker process crashed" in r.err
@@ -409,7 +418,7 @@ def test_empty_and_deeply_nested_but_valid_files(project: Path, run) -> None:
     write(project, "empty.py", "")
     write(project, "deep.py", "import tensorflow as tf\nx = " + "[" * 150 + "1" + "]" * 150 + "\n")
     r = run("check", "empty.py", "deep.py")
-    assert (r.rc, r.out, r.err) == (0, "", "")
+    assert (r.rc, r.out, r.err) == (0, "", "All checks passed!\n")
 
 
 def test_absurdly_deep_nesting_does_not_crash(project: Path) -> None:

@@ -165,7 +165,7 @@ def test_pyproject_errors(tmp_path: Path, content: str, message: str) -> None:
     "content, message",
     [
         ("[tflint]\nselct = TFL101\n", "unknown key 'selct' in [tflint]"),
-        ("[tflint]\nextend-ignore = TFL101\n", "unknown key 'extend-ignore'"),
+        ("[tflint]\nextend-ignores = TFL101\n", "unknown key 'extend-ignores'"),
         ("[tflint]\nignore = TFL1O1\n", "unknown rule code or prefix 'TFL1O1'"),
         ("[tflint]\nper-file-ignores = tests/*\n", "expected entries of the form 'glob:CODE,CODE'"),
         (

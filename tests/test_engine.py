@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from tflint import registry
+from tflint import registry, selection
 from tflint.config import Settings
 from tflint.diagnostics import Severity
 from tflint.engine import lint_source, needs_parse
@@ -107,9 +109,9 @@ class _Crashes(Rule):
 def test_crashing_rule_gives_tfl002_and_others_still_run(monkeypatch) -> None:
     rules = registry.all_rules() + (_Crashes,)
     monkeypatch.setattr(registry, "all_rules", lambda: rules)
-    monkeypatch.setattr("tflint.engine.selected_rules",
-                        lambda *a, **k: [r for r in rules if r.CODE in ("TFL101", "TFL999")])
-    result = lint_source(BAD_PRINT, "a.py")
+    chosen = tuple(r for r in rules if r.CODE in ("TFL101", "TFL999"))
+    default = selection.resolve(None)
+    result = lint_source(BAD_PRINT, "a.py", selection=dataclasses.replace(default, rules=chosen))
     assert ("TFL101", 4) in codes(result)
     (crash,) = [d for d in result if d.code == "TFL002"]
     assert "TFL999" in crash.message and "boom" in crash.message and crash.line == 1
@@ -193,3 +195,23 @@ def test_messages_are_one_line_even_when_they_quote_multiline_code() -> None:
 def test_undecodable_byte_is_reported_where_it_is() -> None:
     (d,) = lint_source(b"x = 1\ny = 2\nz = '\xff'\n", "late.py")
     assert (d.code, d.line, d.column) == ("TFL001", 3, 5) and "cannot decode" in d.message
+
+
+def test_selection_is_resolved_once_per_settings(monkeypatch) -> None:
+    """The engine takes the run's selection; it is worked out once per distinct
+    select/ignore/extend-select, not per file or per code."""
+    calls = []
+    real = registry.selected_rules
+
+    def counting(*a, **k):
+        calls.append(a)
+        return real(*a, **k)
+
+    monkeypatch.setattr(registry, "selected_rules", counting)
+    selection._resolve.cache_clear()
+    for _ in range(5):
+        lint_source(BAD_PRINT, "a.py", Settings(ignore=["TFL102"]))
+    assert len(calls) == 1
+    sel = selection.resolve(None, ["TFL102"])
+    assert sel is selection.for_settings(Settings(ignore=["TFL102"]))
+    assert sel.wants("TFL001") and not selection.resolve(None, ["TFL0"]).wants("TFL001")

@@ -10,10 +10,10 @@ import json
 import re
 import subprocess
 import sys
-import tokenize
 from pathlib import Path
 
 import pytest
+from markers import read_markers
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -22,8 +22,7 @@ EXAMPLES = ROOT / "examples"
 REQUIRED = {"TFL101", "TFL102", "TFL103", "TFL104", "TFL105", "TFL106", "TFL107",
             "TFL301", "TFL302", "TFL401", "TFL402"}
 
-#: a reported line carries a trailing comment "# TFLxxx: why"
-MARK = re.compile(r"#\s*(TFL\d{3}):")
+#: a reported line carries a trailing comment "# TFLxxx: why" (tests/markers.py)
 
 
 def _own_examples() -> list[Path]:
@@ -31,13 +30,9 @@ def _own_examples() -> list[Path]:
 
 
 def _marks(path: Path) -> set[tuple[str, int, str]]:
-    out = set()
-    with open(path, encoding="utf-8") as f:
-        for tok in tokenize.generate_tokens(f.readline):
-            if tok.type == tokenize.COMMENT:
-                for code in MARK.findall(tok.string):
-                    out.add((path.name, tok.start[0], code))
-    return out
+    expected, missed = read_markers(path.read_text(encoding="utf-8"))
+    assert not missed, f"{path.name}: examples show what tflint reports, no known misses"
+    return {(path.name, line, code) for line, code in expected}
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tflint import engine, files
+from tflint import engine, files, fixes
 from tflint.config import Settings
 from tflint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from tflint.engine import fix_source, lint_source
@@ -195,7 +195,7 @@ def _diag(line: int, col: int, end_col: int, content: str, code: str = "TFL101",
 def test_fix_that_breaks_the_file_is_dropped_and_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     src = "a = 1\nb = 2\n"
 
-    def fake_lint(text: str, path: str, settings: Settings, **_: object):
+    def fake_lint(text: str, path: str, settings: Settings, **kw):
         out = []
         if "a = 1" in text:
             out.append(_diag(1, 4, 5, "(", code="TFL901"))  # breaks the file
@@ -215,7 +215,7 @@ def test_overlapping_fixes_take_two_passes(monkeypatch: pytest.MonkeyPatch) -> N
     src = "x = f(g(1))\n"
     calls = []
 
-    def fake_lint(text: str, path: str, settings: Settings, **_: object):
+    def fake_lint(text: str, path: str, settings: Settings, **kw):
         calls.append(text)
         out = []
         i = text.find("f(")
@@ -234,19 +234,19 @@ def test_overlapping_fixes_take_two_passes(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_identical_import_edits_apply_once() -> None:
     spans = [(0, 0, "import tf\n"), (4, 5, "X"), (0, 0, "import tf\n")]
-    assert not engine._overlaps(spans[0], spans[2])
-    assert engine._apply("abc d e\n", spans) == "import tf\nabc X e\n"
-    assert engine._overlaps((3, 3, "a"), (3, 3, "b"))  # two different insertions at one point
-    assert engine._overlaps((3, 3, "a"), (1, 5, "b")) and not engine._overlaps((1, 3, "a"), (3, 5, "b"))
+    assert not fixes._overlaps(spans[0], spans[2])
+    assert fixes._apply("abc d e\n", spans) == "import tf\nabc X e\n"
+    assert fixes._overlaps((3, 3, "a"), (3, 3, "b"))  # two different insertions at one point
+    assert fixes._overlaps((3, 3, "a"), (1, 5, "b")) and not fixes._overlaps((1, 3, "a"), (3, 5, "b"))
 
 
 def test_loop_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_lint(text: str, path: str, settings: Settings, **_: object):
+    def fake_lint(text: str, path: str, settings: Settings, **kw):
         return [_diag(1, 0, 1, "00")]  # always one more fix: the line grows
 
     monkeypatch.setattr(engine, "lint_source", fake_lint)
     result = fix_source("0\n", "x.py")
-    assert result.applied == engine.MAX_FIX_PASSES and result.source == "0" * (engine.MAX_FIX_PASSES + 1) + "\n"
+    assert result.applied == fixes.MAX_FIX_PASSES and result.source == "0" * (fixes.MAX_FIX_PASSES + 1) + "\n"
     assert any("still apply" in p for p in result.problems)
 
 
@@ -292,7 +292,10 @@ def test_cli_diff_writes_nothing(project: Path, run) -> None:
 def test_cli_unsafe_fixes_marks_fixable_findings(project: Path, run) -> None:
     write(project, "a.py", TF_FUNC.format("print(x, file=None)\n    print(x)"))
     r = run("check", "a.py")
-    assert "[*]" not in r.out and "[*] 1 fixable with `tflint check --fix`." in r.err
+    lines = r.out.splitlines()
+    # the safe fix is marked by default, the unsafe one only with --unsafe-fixes
+    assert "TFL101 [*] " not in lines[0] and "TFL101 [*] " in lines[1], r.out
+    assert "[*] 1 fixable with `tflint check --fix`." in r.err
     r = run("check", "--unsafe-fixes", "a.py")
     lines = r.out.splitlines()
     assert "TFL101 [*] " not in lines[0] and "TFL101 [*] " in lines[1], r.out

@@ -1,12 +1,13 @@
 """Realistic TensorFlow files with inline expectations, linted with every rule selected.
 
-Each file in ``tests/fixtures/`` marks its findings with trailing comments:
+Each file in ``tests/fixtures/`` marks its findings with trailing comments, in the one
+marker style of ``tests/markers.py``:
 
-* ``# expect: TFL101`` (or ``# expect: TFL101, TFL105``): a finding that starts on
-  this line must be reported;
-* ``# miss: TFL105``: an honest known miss, a finding tflint should report but does
-  not yet. The test asserts it is still missed, so whoever teaches a rule to see it
-  must turn the ``miss`` into an ``expect``.
+* ``# TFL101`` (or ``# TFL101, TFL105``): a finding that starts on this line must be
+  reported;
+* ``# TFL105 (missed): why``: an honest known miss, a finding tflint should report but
+  does not yet. The test asserts it is still missed, so whoever teaches a rule to see it
+  must drop the ``(missed)``.
 
 Every other line must stay clean: the set of (line, code) reported must equal the
 ``expect`` set exactly, so a false positive fails the test as surely as a miss.
@@ -14,12 +15,12 @@ Every other line must stay clean: the set of (line, code) reported must equal th
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from pathlib import Path
 
 import pytest
+
+from markers import read_markers
 
 from tflint.config import Settings
 from tflint.engine import lint_source
@@ -28,7 +29,6 @@ from tflint.registry import all_codes
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
 
-_MARK = re.compile(r"\b(expect|miss):\s*((?:TFL\d{3}\s*,?\s*)+)")
 
 #: the rules of issue 2 that the fixtures must exercise (TFL001/TFL002 are tested elsewhere)
 ISSUE_RULES = {
@@ -47,18 +47,8 @@ ISSUE_RULES = {
 
 
 def expectations(text: str) -> tuple[set[tuple[int, str]], set[tuple[int, str]]]:
-    """(expected, missed) as sets of (line, code), read from comment tokens only, so
-    that a string literal that happens to contain ``expect:`` means nothing."""
-    expected: set[tuple[int, str]] = set()
-    missed: set[tuple[int, str]] = set()
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.type != tokenize.COMMENT:
-            continue
-        for kind, codes in _MARK.findall(tok.string):
-            target = expected if kind == "expect" else missed
-            for code in re.findall(r"TFL\d{3}", codes):
-                target.add((tok.start[0], code))
-    return expected, missed
+    """(expected, missed) as sets of (line, code), from comment tokens only."""
+    return read_markers(text)
 
 
 def reported(path: Path) -> set[tuple[int, str]]:
@@ -72,10 +62,11 @@ def test_there_are_fixtures() -> None:
 
 def test_expectation_parser() -> None:
     text = (
-        "x = 1  # expect: TFL101\n"
-        "y = 2  # expect: TFL101, TFL105\n"
-        "s = '# expect: TFL999'\n"
-        "z = 3  # miss: TFL106 (why it is missed)\n"
+        "x = 1  # TFL101\n"
+        "y = 2  # TFL101, TFL105: two findings\n"
+        "s = '# TFL999'\n"
+        "z = 3  # TFL106 (missed): why it is missed\n"
+        "w = 4  # see TFL107\n"
     )
     expected, missed = expectations(text)
     assert expected == {(1, "TFL101"), (2, "TFL101"), (2, "TFL105")}
@@ -85,7 +76,7 @@ def test_expectation_parser() -> None:
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
 def test_fixture(path: Path) -> None:
     expected, missed = expectations(path.read_text(encoding="utf-8"))
-    assert expected, f"{path.name} has no `# expect:` comment"
+    assert expected, f"{path.name} has no `# CODE` marker"
     known = set(all_codes())
     unknown = {c for _, c in expected | missed} - known
     assert not unknown, f"{path.name}: unknown codes in expectations: {sorted(unknown)}"

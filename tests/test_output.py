@@ -64,6 +64,7 @@ def test_json_fields() -> None:
                 }
             ],
         },
+        "cell": None,
     }
     assert json.loads(format_json([_d()]))[0]["fix"] is None
     assert format_json([]).strip() == "[]"

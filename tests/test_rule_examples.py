@@ -9,13 +9,13 @@ starts reporting on correct code fails here.
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
-from pathlib import Path
 
 import pytest
 
+from markers import read_markers
+
+from tflint import codes
 from tflint.config import Settings
 from tflint.diagnostics import Severity
 from tflint.engine import lint_source
@@ -23,17 +23,12 @@ from tflint.registry import all_rules
 from tflint.rule import CODE_RE, NAME_RE, Rule
 
 RULES = all_rules()
-RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "design" / "RULES.md"
 
 
 def _marked_lines(source: str, code: str) -> set[int]:
-    """Lines whose comment names ``code`` (real comments only, not text in strings)."""
-    marker = re.compile(rf"\b{code}\b")
-    lines = set()
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.COMMENT and marker.search(tok.string):
-            lines.add(tok.start[0])
-    return lines
+    """Lines whose comment marks ``code`` (tests/markers.py: real comments only)."""
+    expected, _missed = read_markers(source)
+    return {line for line, c in expected if c == code}
 
 
 def _lint(rule: type[Rule], source: str):
@@ -114,23 +109,25 @@ def test_codes_and_names_are_unique() -> None:
     assert not {"TFL001", "TFL002"} & set(codes), "TFL001/TFL002 are the engine's codes"
 
 
-def _rules_table() -> dict[str, tuple[str, str, bool]]:
-    table = {}
-    for line in RULES_MD.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 5 and CODE_RE.match(cells[0]):
-            table[cells[0]] = (cells[1], cells[3], cells[4] == "on")
-    return table
-
-
-@pytest.mark.skipif(not RULES_MD.is_file(), reason="../shared/design/RULES.md is not here")
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.CODE)
 def test_rule_matches_the_code_table(rule: type[Rule]) -> None:
-    """Codes are never renumbered: the class agrees with RULES.md on name, severity, default."""
-    table = _rules_table()
-    assert rule.CODE in table, f"{rule.CODE} is not in RULES.md"
-    name, severity, default_on = table[rule.CODE]
-    assert (rule.NAME, rule.SEVERITY.value, rule.DEFAULT_ON) == (name, severity, default_on)
+    """Codes are never renumbered: the class agrees with tflint/codes.toml on name,
+    severity, default and pitfalls."""
+    table = codes.by_code()
+    assert rule.CODE in table, f"{rule.CODE} is not in tflint/codes.toml"
+    e = table[rule.CODE]
+    assert (rule.NAME, rule.SEVERITY.value, rule.DEFAULT_ON) == (e.name, e.severity, e.default)
+    assert tuple(rule.PITFALLS) == e.pitfalls
+
+
+def test_every_code_in_the_table_is_reported_by_someone() -> None:
+    """A table entry is a rule class or an engine code: no stale code, no stray one."""
+    from tflint.registry import ENGINE_CODES
+
+    rule_codes = {r.CODE for r in RULES}
+    for e in codes.table():
+        assert (e.code in ENGINE_CODES) if e.engine else (e.code in rule_codes), e.code
+    assert len({e.code for e in codes.table()}) == len(codes.table())
 
 
 def test_marked_lines_reads_comments_not_strings() -> None:

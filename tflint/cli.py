@@ -1,9 +1,8 @@
 """The ``tflint`` command: ``check``, ``rules`` and ``verify``.
 
-``check`` is a thin front-end over :func:`tflint.engine.lint_source`: it finds files,
-reads them, applies ``# noqa`` and per-file-ignores (the engine does neither, so that
-the flake8 plugin can leave both to flake8), runs files in parallel when asked, and
-prints. Exit status:
+``check`` is a thin front-end: it resolves the settings (the nearest config per file),
+finds the files, hands them to :mod:`tflint.runner` (which lints, fixes or adds noqa
+comments, in parallel when it pays) and prints. Exit status:
 
 * 0 - no findings (or ``--exit-zero``);
 * 1 - findings;
@@ -14,8 +13,8 @@ prints. Exit status:
   which ``--exit-zero`` does not hide. Problems *inside* a file (syntax errors,
   Python 2, undecodable bytes, NUL bytes, deep nesting) are TFL001 findings instead.
 
-No path given, or no Python file found: exit 0 and print nothing (pre-commit may call
-the hook with no files).
+No path given means the current folder, as in ruff. No Python file or notebook found:
+exit 0 and print nothing.
 
 Heavy imports (libcst through the engine, tqdm, json) happen only when needed, so that
 ``tflint --help`` and a one-file run start fast.
@@ -26,248 +25,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from tflint.config import ConfigError, Settings
+from tflint.config import ConfigError
 from tflint.diagnostics import Diagnostic
+from tflint.runner import PARALLEL_MIN_FILES, CheckOptions, FileResult, check_data, run_files  # noqa: F401
 
-#: below this many files a process pool costs more than it saves
-PARALLEL_MIN_FILES = 8
 #: show a progress bar (stderr TTY only) from this many files on
 PROGRESS_MIN_FILES = 50
-
-
-@dataclass
-class FileResult:
-    """What linting one file gives; picklable, so workers can send it back."""
-
-    path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: set when the file could not be read or linting it failed outside the engine
-    error: str | None = None
-    #: physical lines, only for ``--show-source``
-    lines: list[str] | None = None
-    #: ``--fix`` / ``--diff``: fixes applied (or that would be), the unified diff
-    #: (``--diff`` only) and fixes dropped because their result did not parse
-    fixed: int = 0
-    diff: str | None = None
-    fix_problems: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class CheckOptions:
-    """The part of a run each worker needs (picklable)."""
-
-    settings: Settings
-    disable_noqa: bool = False
-    show_source: bool = False
-    #: "fix" (write fixed files), "diff" (compute the diff, write nothing) or None
-    fix_mode: str | None = None
-    unsafe_fixes: bool = False
-
-
-def _decode_for_noqa(data: bytes) -> str:
-    """The text noqa comments are read from: as the engine decodes it, else latin-1
-    (flake8 falls back to latin-1 when a file does not decode)."""
-    from tflint.engine import decode
-
-    try:
-        return decode(data)
-    except (UnicodeDecodeError, LookupError, SyntaxError):
-        text = data.decode("latin-1")
-        return text[1:] if text.startswith("\ufeff") else text
-
-
-def check_file(path: str, opts: CheckOptions) -> FileResult:
-    """Read and lint one file, then apply noqa and per-file-ignores. Never raises."""
-    from tflint import files, noqa
-    from tflint.registry import is_enabled
-
-    try:
-        data = files.read_source(path)
-    except OSError as e:
-        return FileResult(path, error=f"cannot read file: {e.strerror or e}")
-    if opts.fix_mode is not None:
-        return fix_file(path, data, opts)
-    try:
-        settings = opts.settings
-        diags = _lint_cached(data, path, settings)
-        text: str | None = None
-        if diags and not opts.disable_noqa:
-            text = _decode_for_noqa(data)
-            diags = noqa.apply_noqa(diags, text)
-        if diags and settings.per_file_ignores:
-            extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
-            if extra:
-                ignore = list(settings.ignore) + extra
-                diags = [
-                    d
-                    for d in diags
-                    if is_enabled(d.code, settings.select, ignore, settings.extend_select)
-                ]
-        lines = None
-        if opts.show_source and diags:
-            lines = noqa.source_lines(text if text is not None else _decode_for_noqa(data))
-        return FileResult(path, diags, lines=lines)
-    except Exception as e:  # a bug here must not lose the other files' results
-        return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
-
-
-def _lint_cached(data: bytes, path: str, settings: Settings) -> list[Diagnostic]:
-    """The file's findings: from the project cache when nothing they depend on changed,
-    else from the engine (and then kept for the next run)."""
-    from tflint import result_cache
-    from tflint.engine import lint_source
-
-    view = project_view(path, settings)
-    key = None
-    if view is not None and view.index.cache is not None:
-        try:
-            key = result_cache.key(data, path, settings, view)
-        except (OSError, ValueError):
-            key = None
-        cached = result_cache.load(view, key, path) if key is not None else None
-        if cached is not None:
-            return cached
-    diags = lint_source(data, path, settings, project=view)
-    if key is not None:
-        result_cache.store(view, key, diags)
-    return diags
-
-
-def project_view(path: str, settings: Settings) -> Any:
-    """What the rest of the file's project says of it (imports, traced callers, call
-    sites), from the project index; None outside a project. Never raises."""
-    from tflint.semantic.project import view_for
-
-    return view_for(path, cache=settings.cache, cache_dir=settings.cache_dir,
-                    wrappers=settings.tf_function_wrappers)
-
-
-def _file_settings(path: str, settings: Settings) -> Settings:
-    """``settings`` with the file's per-file-ignores added to ``ignore``."""
-    import dataclasses
-
-    from tflint import files
-
-    if not settings.per_file_ignores:
-        return settings
-    extra = files.per_file_ignored_codes(path, settings.per_file_ignores)
-    return dataclasses.replace(settings, ignore=list(settings.ignore) + extra) if extra else settings
-
-
-def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
-    """``--fix``: fix the file and write it back atomically if it changed; ``--diff``:
-    only compute the unified diff. The result carries the findings left after fixing
-    (noqa and per-file-ignores applied: silenced findings are not fixed either)."""
-    from tflint import files, noqa
-    from tflint.engine import fix_source
-
-    try:
-        result = fix_source(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
-                            noqa=not opts.disable_noqa, project=project_view(path, opts.settings))
-        new = result.source
-        assert isinstance(new, bytes)
-        out = FileResult(path, list(result.diagnostics), fixed=result.applied,
-                         fix_problems=list(result.problems))
-        if new != data:
-            if opts.fix_mode == "diff":
-                out.diff = _unified_diff(path, _decode_for_noqa(data), _decode_for_noqa(new))
-            else:
-                try:
-                    files.write_atomic(path, new)
-                except OSError as e:
-                    out.error = f"cannot write the fixed file: {e.strerror or e}"
-                    out.fixed = 0
-                    return out
-        if opts.show_source and out.diagnostics:
-            out.lines = noqa.source_lines(_decode_for_noqa(new))
-        return out
-    except Exception as e:  # a bug here must not lose the other files' results
-        return FileResult(path, error=f"internal error while fixing: {type(e).__name__}: {e}")
-
-
-def _unified_diff(path: str, old: str, new: str) -> str:
-    import difflib
-
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
-    lines = list(difflib.unified_diff(a, b, fromfile=path, tofile=path))
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
-
-
-def _check_worker(item: tuple[str, CheckOptions]) -> FileResult:
-    return check_file(*item)
-
-
-def run_files(
-    paths: Sequence[str],
-    opts: CheckOptions,
-    jobs: int = 1,
-    progress: bool = False,
-) -> list[FileResult]:
-    """Lint ``paths``, in parallel with ``jobs`` processes when it pays; the results
-    come back in the order of ``paths`` either way, so output does not depend on ``-j``."""
-    bar: Any = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(paths), file=sys.stderr, unit="file", leave=False)
-    try:
-        if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
-            results = _run_parallel(paths, opts, jobs, bar)
-            if results is not None:
-                return results
-        out = []
-        for p in paths:
-            out.append(check_file(p, opts))
-            if bar is not None:
-                bar.update(1)
-        return out
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-def _run_parallel(
-    paths: Sequence[str], opts: CheckOptions, jobs: int, bar: Any
-) -> list[FileResult] | None:
-    """Lint in a process pool; results come back in input order.
-
-    None when no pool can be had at all (some sandboxes forbid it): the caller then runs
-    serially. A pool that breaks mid-run means a worker died (a crash in native parser
-    code cannot be caught as an exception): the files not yet reported get an internal
-    error rather than a serial retry, which would crash the main process the same way.
-    """
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    workers = min(jobs, len(paths))
-    chunksize = max(1, min(16, len(paths) // (workers * 4)))
-    try:
-        pool = ProcessPoolExecutor(max_workers=workers)
-    except (OSError, NotImplementedError, ImportError):
-        return None
-    out: list[FileResult] = []
-    try:
-        with pool:
-            for r in pool.map(_check_worker, [(p, opts) for p in paths], chunksize=chunksize):
-                out.append(r)
-                if bar is not None:
-                    bar.update(1)
-    except BrokenProcessPool:
-        message = (
-            "internal error: a worker process crashed on this file or one near it "
-            "(run with -j 1 to find which)"
-        )
-        out.extend(FileResult(p, error=message) for p in paths[len(out) :])
-    except OSError:  # the pool could not start its workers
-        if out:
-            raise
-        return None
-    return out
 
 
 # ------------------------------------------------------------------ argument parsing
@@ -299,13 +64,20 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="lint files and folders (never imports or runs them)",
-        description="Lint Python files; folders are searched for *.py and *.pyi.",
+        description="Lint Python files and Jupyter notebooks; folders are searched for "
+        "*.py, *.pyi and *.ipynb.",
     )
     check.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="files or folders; no path means nothing to check (exit 0)",
+        help="files or folders (default: the current folder); '-' reads standard input",
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="lint standard input as if it were the file PATH (its config, per-file-ignores, "
+        "notebook handling); with --fix the fixed source goes to stdout",
     )
     g = check.add_argument_group("rule selection")
     g.add_argument(
@@ -315,7 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="codes or prefixes to enable, replacing the default set (e.g. TFL1,TFL301)",
     )
     g.add_argument(
-        "--ignore", action="append", metavar="CODES", help="codes or prefixes to disable"
+        "--ignore", action="append", metavar="CODES", help="codes or prefixes to disable, "
+        "replacing the config's ignore list"
+    )
+    g.add_argument(
+        "--extend-ignore", action="append", metavar="CODES",
+        help="codes or prefixes to disable on top of the ignore list",
     )
     g.add_argument(
         "--extend-select",
@@ -353,13 +130,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--unsafe-fixes",
         action="store_true",
         help="with --fix or --diff, apply unsafe fixes too (they may change behaviour); "
-        "marks fixable findings with [*] in text output",
+        "the [*] mark in text output then covers them too",
     )
     g.add_argument(
         "--diff",
         action="store_true",
         help="print the fixes as a unified diff and write nothing; exit 1 if there "
         "would be changes",
+    )
+    g.add_argument(
+        "--show-fixes",
+        action="store_true",
+        help="with --fix, list the fixes applied per file and code; otherwise show each "
+        "fixable finding's fix",
+    )
+    g.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add '# noqa: CODE' to the line of every finding (keeping codes already "
+        "listed) and write the files",
     )
     g = check.add_argument_group("files")
     g.add_argument(
@@ -400,6 +189,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the project index cache here instead of .tflint_cache/ under the project root",
     )
     g.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="skip files that git ignores (.gitignore, .git/info/exclude) in folder walks "
+        "(default: on)",
+    )
+    g.add_argument(
         "-j",
         "--jobs",
         type=_jobs,
@@ -415,6 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--show-source", action="store_true", help="show the source line of each finding"
     )
     g.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never",
+    )
+    g.add_argument(
         "-q",
         "--quiet",
         action="store_true",
@@ -428,6 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("codes", nargs="*", metavar="CODE")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
 
+    sub.add_parser(
+        "server",
+        help="run the language server (LSP over stdio) for editors (needs the 'server' extra)",
+        add_help=False,
+    )
     sub.add_parser(
         "verify",
         help="run code under TensorFlow and compare eager and graph results "
@@ -449,6 +256,7 @@ def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
         "select": args.select,
         "ignore": args.ignore,
         "extend-select": args.extend_select,
+        "extend-ignore": args.extend_ignore,
         "per-file-ignores": args.per_file_ignores,
         "exclude": args.exclude,
         "extend-exclude": args.extend_exclude,
@@ -456,101 +264,191 @@ def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
         "tf-function-wrappers": args.tf_function_wrappers,
         "keras-version": args.keras_version,
         "cache-dir": args.cache_dir,
+        "cache": False if getattr(args, "no_cache", False) else None,
     }
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from tflint import files
-    from tflint.config import resolve_settings
+    import dataclasses
 
+    from tflint import files
+    from tflint.config import SettingsResolver
+
+    stdin = args.stdin_filename is not None or "-" in args.paths
+    if stdin and args.paths not in ([], ["-"]):
+        _err("tflint: error: standard input ('-' or --stdin-filename) cannot be mixed with other paths")
+        return 2
+    modes = [m for m, on in (("--fix", args.fix), ("--diff", args.diff), ("--add-noqa", args.add_noqa)) if on]
+    if len(modes) > 1 and modes != ["--fix", "--diff"]:
+        _err(f"tflint: error: {' and '.join(modes)} cannot be used together")
+        return 2
     try:
-        settings, _cfg = resolve_settings(
-            _cli_settings(args), config_path=args.config, isolated=args.isolated
-        )
+        resolver = SettingsResolver(_cli_settings(args), config_path=args.config, isolated=args.isolated)
     except ConfigError as e:
         _err(f"tflint: error: {e}")
         return 2
-    if args.no_cache:
-        settings.cache = False
-    from tflint.semantic import project
+    fix_mode = "diff" if args.diff else ("fix" if args.fix else ("add-noqa" if args.add_noqa else None))
+    base = CheckOptions(resolver.root, disable_noqa=args.disable_noqa, show_source=args.show_source,
+                        fix_mode=fix_mode, unsafe_fixes=args.unsafe_fixes, stdin=stdin)
+    if stdin:
+        return _check_stdin(args, resolver, base)
 
-    project.reset()  # an earlier run in this process may have indexed files since changed
-
-    found = files.discover(args.paths, settings)
+    found = files.discover(args.paths or ["."], resolver.root, respect_gitignore=args.respect_gitignore)
     status_error = False
     for path, message in found.missing + found.unreadable:
         _err(f"{path}: error: {message}")
         status_error = True
     read_errors = list(found.unreadable)
 
+    # per-directory config: the nearest config above each file governs it
+    paths: list[str] = []
+    per_file: dict[str, CheckOptions] = {}
+    by_settings: dict[int, CheckOptions] = {id(resolver.root): base}
+    for path in found.files:
+        try:
+            settings = resolver.for_path(path)
+        except ConfigError as e:
+            _err(f"{path}: error: {e}")
+            read_errors.append((path, str(e)))
+            status_error = True
+            continue
+        if settings is not resolver.root:
+            if path not in found.explicit or settings.force_exclude:
+                if files.matches(path, files.exclude_patterns(settings)):
+                    continue
+            if id(settings) not in by_settings:
+                by_settings[id(settings)] = dataclasses.replace(base, settings=settings)
+            per_file[path] = by_settings[id(settings)]
+        paths.append(path)
+
+    if not paths and not found.missing and not found.unreadable and not read_errors:
+        return 0  # nothing to check: say nothing
+    jobs = args.jobs or (os.cpu_count() or 1)
+    progress = not args.quiet and len(paths) >= PROGRESS_MIN_FILES and _isatty(sys.stderr)
+    from tflint.semantic import project
+
+    project.reset()  # an earlier run in this process may have indexed files since changed
+    results = run_files(paths, base, jobs=jobs, progress=progress, per_file=per_file) if paths else []
+    project.flush_caches()
+    return _report(args, results, read_errors, status_error, len(paths))
+
+
+def _check_stdin(args: argparse.Namespace, resolver: Any, base: CheckOptions) -> int:
+    """``-`` / ``--stdin-filename``: lint standard input as the named file. With
+    ``--fix`` or ``--add-noqa`` the new source goes to stdout and the report to stderr."""
+    import dataclasses
+
+    from tflint import files
+
+    path = args.stdin_filename or "-"
+    try:
+        settings = resolver.for_path(path) if args.stdin_filename else resolver.root
+    except ConfigError as e:
+        _err(f"tflint: error: {e}")
+        return 2
+    opts = dataclasses.replace(base, settings=settings)
+    try:
+        data = sys.stdin.buffer.read()
+    except (OSError, AttributeError, ValueError) as e:
+        _err(f"{path}: error: cannot read standard input: {e}")
+        return 2
+    writes_source = args.fix or args.add_noqa
+    excluded = bool(args.stdin_filename) and settings.force_exclude and (
+        files.matches(path, files.exclude_patterns(settings))
+        or (args.respect_gitignore and files.GitIgnore().ignored(path, is_dir=False)))
+    if excluded:
+        if writes_source:
+            sys.stdout.buffer.write(data)  # the source is passed through unchanged
+        return 0
+    result = check_data(path, data, opts)
+    if writes_source and result.error is None:
+        sys.stdout.buffer.write(result.fixed_source if result.fixed_source is not None else data)
+        sys.stdout.flush()
+    return _report(args, [result], [], False, 1, report_to_stderr=bool(writes_source))
+
+
+def _report(args: argparse.Namespace, results: list[FileResult], read_errors: list[tuple[str, str]],
+            status_error: bool, checked: int, report_to_stderr: bool = False) -> int:
+    """Print what the run found, the summary, and choose the exit status."""
     diagnostics: list[Diagnostic] = []
     sources: dict[str, list[str]] = {}
     diffs: list[str] = []
     fixed = fixed_files = 0
-    if found.files:
-        jobs = args.jobs or (os.cpu_count() or 1)
-        progress = not args.quiet and len(found.files) >= PROGRESS_MIN_FILES and _isatty(sys.stderr)
-        fix_mode = "diff" if args.diff else ("fix" if args.fix else None)
-        opts = CheckOptions(settings, disable_noqa=args.disable_noqa, show_source=args.show_source,
-                            fix_mode=fix_mode, unsafe_fixes=args.unsafe_fixes)
-        for r in run_files(found.files, opts, jobs=jobs, progress=progress):
-            if r.error is not None:
-                _err(f"{r.path}: error: {r.error}")
-                read_errors.append((r.path, r.error))
-                status_error = True
-            for problem in r.fix_problems:
-                _err(f"warning: {problem}")
-            if r.diff:
-                diffs.append(r.diff)
-            fixed += r.fixed
-            fixed_files += 1 if r.fixed else 0
-            diagnostics.extend(r.diagnostics)
-            if r.lines is not None:
-                sources[r.path] = r.lines
-        project.flush_caches()
-    elif not found.missing and not found.unreadable:
-        return 0  # nothing to check: say nothing
+    fixes_by_file: list[tuple[str, dict[str, int]]] = []
+    for r in results:
+        if r.error is not None:
+            _err(f"{r.path}: error: {r.error}")
+            read_errors.append((r.path, r.error))
+            status_error = True
+        for problem in r.fix_problems:
+            _err(f"warning: {problem}")
+        if r.diff:
+            diffs.append(r.diff)
+        fixed += r.fixed
+        fixed_files += 1 if r.fixed else 0
+        if r.fixed_by_code:
+            fixes_by_file.append((r.path, r.fixed_by_code))
+        diagnostics.extend(r.diagnostics)
+        if r.lines is not None:
+            sources[r.path] = r.lines
+        for index, cell_lines in r.cell_lines.items():
+            sources[f"{r.path}:cell {index}"] = cell_lines
 
     if args.diff:
         return _report_diff(args, diffs, fixed, status_error)
 
     from tflint.engine import fixable
-    from tflint.output import format_statistics, render
+    from tflint.output import format_statistics, render, use_color
 
-    show_fixable = args.fix or args.unsafe_fixes
+    color = use_color(args.color, sys.stderr if report_to_stderr else sys.stdout) and not args.output_file
     report = render(
         args.output_format,
         diagnostics,
         errors=read_errors,
         sources=sources if args.show_source else None,
-        fixable=(lambda d: fixable(d, args.unsafe_fixes)) if show_fixable else None,
+        fixable=lambda d: fixable(d, args.unsafe_fixes),
+        show_fixes=args.show_fixes and not args.fix,
+        color=color,
     )
     stats = format_statistics(diagnostics) if args.statistics else ""
     try:
-        _emit(args, report, stats)
+        if report_to_stderr:
+            sys.stderr.write(report + stats)
+        else:
+            _emit(args, report, stats)
     except OSError as e:
         _err(f"tflint: error: cannot write {args.output_file}: {e.strerror or e}")
         return 2
-    if args.fix and not args.quiet and args.output_format == "text":
+    summary = not args.quiet and args.output_format == "text"
+    if args.add_noqa and not args.quiet:
+        _err(f"Added noqa comments for {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}.")
+    if args.fix and summary:
         _err(f"Fixed {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}; "
              f"{_n(len(diagnostics), 'finding')} remaining.")
-    if diagnostics and not args.quiet and args.output_format == "text":
-        n_files = len({d.path for d in diagnostics})
-        _err(
-            f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
-            f"in {n_files} file{'s' if n_files != 1 else ''} ({len(found.files)} checked)."
-        )
+        if args.show_fixes:
+            for path, by_code in fixes_by_file:
+                _err(f"- {path}:")
+                for code in sorted(by_code):
+                    _err(f"    {by_code[code]} × {code}")
+    if summary:
         safe = sum(1 for d in diagnostics if fixable(d, False))
         unsafe = sum(1 for d in diagnostics if fixable(d, True)) - safe
-        hint = []
-        if args.unsafe_fixes and safe + unsafe:
-            hint.append(f"[*] {safe + unsafe} fixable with `tflint check --fix --unsafe-fixes`.")
-        elif safe:
-            hint.append(f"[*] {safe} fixable with `tflint check --fix`.")
-        if unsafe and not args.unsafe_fixes:
-            hint.append(f"({unsafe} more with `--unsafe-fixes`: they may change behaviour.)")
-        if hint:
-            _err(" ".join(hint))
+        n_fixable = safe + unsafe if args.unsafe_fixes else safe
+        if diagnostics:
+            n_files = len({d.path for d in diagnostics})
+            _err(f"Found {_n(len(diagnostics), 'finding')} ({n_fixable} fixable) in "
+                 f"{_n(n_files, 'file')} ({checked} checked).")
+            hint = []
+            if args.unsafe_fixes and safe + unsafe:
+                hint.append(f"[*] {safe + unsafe} fixable with `tflint check --fix --unsafe-fixes`.")
+            elif safe:
+                hint.append(f"[*] {safe} fixable with `tflint check --fix`.")
+            if unsafe and not args.unsafe_fixes:
+                hint.append(f"({unsafe} more with `--unsafe-fixes`: they may change behaviour.)")
+            if hint:
+                _err(" ".join(hint))
+        elif not status_error and not args.add_noqa:
+            _err("All checks passed!")
     if status_error:
         return 2
     if diagnostics and not args.exit_zero:
@@ -680,7 +578,8 @@ def cmd_verify(argv: list[str]) -> int:
         else:
             _err(
                 f"tflint: error: `tflint verify` needs the module {e.name!r}; "
-                "install it with: pip install 'tflint[verify]'"
+                "install it with: pip install 'tflint[verify] @ git+https://github.com/tflint-dev/tflint' "
+                "(or pip install -e '.[verify]' in a clone)"
             )
         return 2
     main_fn: Callable[[list[str]], int] | None = getattr(mod, "main", None)
@@ -690,11 +589,25 @@ def cmd_verify(argv: list[str]) -> int:
     return int(main_fn(argv) or 0)
 
 
+def cmd_server(argv: list[str]) -> int:
+    """``tflint server``: the language server, imported only now (pygls is an extra)."""
+    try:
+        from tflint import server
+    except ModuleNotFoundError as e:
+        _err(f"tflint: error: `tflint server` needs the module {e.name!r}; install tflint with the "
+             "'server' extra: pip install 'tflint[server] @ git+https://github.com/tflint-dev/tflint' "
+             "(or pip install -e '.[server]' in a clone)")
+        return 2
+    return server.main(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tflint`` console script and ``python -m tflint``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "verify":
         return cmd_verify(argv[1:])
+    if argv and argv[0] == "server":
+        return cmd_server(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -19,6 +19,7 @@ class Settings:
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
+    #: ``extend-ignore`` is folded into ``ignore`` when settings are resolved
     #: extra decorators (dotted names as written or fully qualified) that wrap a
     #: function in tf.function, e.g. "common.function" or "my_pkg.utils.compiled"
     tf_function_wrappers: list[str] = field(default_factory=list)
@@ -45,6 +46,7 @@ KNOWN_KEYS = (
     "select",
     "ignore",
     "extend-select",
+    "extend-ignore",
     "per-file-ignores",
     "exclude",
     "extend-exclude",
@@ -324,7 +326,7 @@ def settings_from_mapping(raw: Mapping[str, Any], where: str, base_dir: str) -> 
     """Turn a raw section (dash keys) into Settings keyword arguments, validated.
     File patterns are made absolute relative to ``base_dir`` (flake8's rule)."""
     kw: dict[str, Any] = {}
-    for key in ("select", "ignore", "extend-select"):
+    for key in ("select", "ignore", "extend-select", "extend-ignore"):
         if key in raw:
             codes = _as_list(raw[key], key, where)
             validate_codes(codes, f"{where}: {key}")
@@ -390,7 +392,7 @@ def resolve_settings(
     kw: dict[str, Any] = load_config_file(cfg) if cfg is not None else {}
 
     raw_cli = {k: v for k, v in cli.items() if v is not None}
-    unknown = set(raw_cli) - set(KNOWN_KEYS)
+    unknown = set(raw_cli) - set(KNOWN_KEYS) - {"cache"}  # --no-cache: the command line only
     if unknown:  # a programming error in the caller, not a user error
         raise ValueError(f"unknown settings {sorted(unknown)}")
     parsed_cli: dict[str, Any] = {}
@@ -404,6 +406,8 @@ def resolve_settings(
             parsed_cli["force_exclude"] = bool(value)
         elif key == "keras-version":
             parsed_cli["keras_version"] = value
+        elif key == "cache":
+            parsed_cli["cache"] = bool(value)
         elif key == "cache-dir":
             parsed_cli["cache_dir"] = os.path.normpath(os.path.join(cwd, os.path.expanduser(str(value))))
         else:
@@ -412,14 +416,57 @@ def resolve_settings(
                 if isinstance(value, str)
                 else [s for v in value for s in split_list(v)]
             )
-            if key in ("select", "ignore", "extend-select"):
+            if key in ("select", "ignore", "extend-select", "extend-ignore"):
                 validate_codes(items, f"--{key}")
             if key in ("exclude", "extend-exclude"):
                 items = [normalize_pattern(p, cwd) for p in items]
             parsed_cli[key.replace("-", "_")] = items
     for key, value in parsed_cli.items():
-        if key in ("extend_select", "extend_exclude") and key in kw:
+        if key in ("extend_select", "extend_exclude", "extend_ignore") and key in kw:
             kw[key] = list(kw[key]) + [v for v in value if v not in kw[key]]
         else:
             kw[key] = value
+    # extend-ignore (config and flag) adds to ignore, whichever of the two set it
+    extra = kw.pop("extend_ignore", [])
+    if extra:
+        kw["ignore"] = list(kw.get("ignore", [])) + [c for c in extra if c not in kw.get("ignore", [])]
     return Settings(**kw), cfg
+
+
+class SettingsResolver:
+    """Settings per file: the nearest config above each file governs it (as ruff
+    does), with the command line on top. With ``--config`` or ``--isolated`` every file
+    gets the same settings. Configs are found and read once per folder and file."""
+
+    def __init__(self, cli: Mapping[str, Any], config_path: str | None = None,
+                 isolated: bool = False, cwd: str | None = None) -> None:
+        self.cli = dict(cli)
+        self.fixed = config_path is not None or isolated
+        self.cwd = os.path.abspath(cwd or os.getcwd())
+        self.root, self.root_config = resolve_settings(self.cli, config_path, isolated, self.cwd)
+        self._by_config: dict[str, Settings] = {}
+        if self.root_config is not None:
+            self._by_config[self.root_config.path] = self.root
+        self._by_dir: dict[str, ConfigFile | None] = {}
+
+    def config_for(self, path: str) -> ConfigFile | None:
+        if self.fixed:
+            return self.root_config
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self._by_dir:
+            self._by_dir[folder] = find_config(folder)
+        return self._by_dir[folder]
+
+    def for_path(self, path: str) -> Settings:
+        """Raises ConfigError for a broken config found on the way."""
+        cfg = self.config_for(path)
+        if cfg is None:
+            if self.root_config is None:
+                return self.root
+            key = ""
+        else:
+            key = cfg.path
+        if key not in self._by_config:
+            settings, _ = resolve_settings(self.cli, cfg.path if cfg else None, cfg is None, self.cwd)
+            self._by_config[key] = settings
+        return self._by_config[key]

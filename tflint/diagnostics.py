@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 
 class Severity(str, enum.Enum):
-    """How bad a finding is (RULES.md): error = TensorFlow rejects it at trace time,
+    """How bad a finding is (tflint/codes.toml): error = TensorFlow rejects it at trace time,
     warning = silently wrong results, perf = retracing or graph blow-up,
     info = worth knowing, often intended."""
 
@@ -31,6 +31,8 @@ class Edit:
     end_line: int
     end_column: int
     content: str
+    #: in a notebook, the cell (1-based, among all cells) the positions are in
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ class Fix:
 @dataclass(frozen=True)
 class Diagnostic:
     """One finding. ``line`` is 1-based, ``column`` 0-based in characters (as flake8's
-    plugin API wants it); text, JSON, SARIF and GitHub output add 1 to the column."""
+    plugin API wants it); text, JSON, SARIF and GitHub output add 1 to the column.
+    In a notebook, ``cell`` says which cell the position is in."""
 
     code: str
     name: str
@@ -55,7 +58,10 @@ class Diagnostic:
     end_column: int
     severity: Severity
     fix: Fix | None = field(default=None, compare=False)
+    #: in a notebook, the cell (1-based, among all cells); line and column are then
+    #: positions in that cell
+    cell: int | None = None
 
     @property
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code)
+        return (self.path, self.cell or 0, self.line, self.column, self.code)

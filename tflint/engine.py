@@ -6,22 +6,21 @@ I/O, globbing, parallelism, noqa and printing live in the front-ends.
 
 from __future__ import annotations
 
-import functools
 import gc
 import io
 import itertools
 import re
 import threading
 import tokenize
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 import libcst as cst
 
 from tflint.config import Settings
 from tflint.diagnostics import Diagnostic, Fix, Severity
-from tflint.registry import ENGINE_CODES, selected_rules
+from tflint.registry import ENGINE_CODES
 from tflint.rule import Rule
+from tflint.selection import Selection, for_settings
 from tflint import fixes, semantic
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 _PREFILTER = re.compile(r"tensorflow|keras|\btf\.|\btf2\.|def_function|polymorphic_function")
 
 
-def needs_parse(text: str, settings: Settings | None = None) -> bool:
+def needs_parse(text: str, settings: Settings | None = None, selection: Selection | None = None) -> bool:
     """Cheap text pre-filter (as TorchFix does). A file is parsed only when it mentions
     TensorFlow, Keras or a configured wrapper, and contains text one of the selected
     rules needs (their ``TEXT_MARKERS``: by default, something that makes code traced).
@@ -42,14 +41,8 @@ def needs_parse(text: str, settings: Settings | None = None) -> bool:
         return False
     if any(w in text for w in wrappers):
         return True
-    rules = tuple(selected_rules(settings.select, settings.ignore, settings.extend_select))
-    return _markers(rules).search(text) is not None
-
-
-@functools.lru_cache(maxsize=32)
-def _markers(rules: tuple[type[Rule], ...]) -> "re.Pattern[str]":
-    patterns = sorted({m for r in rules for m in r.TEXT_MARKERS})
-    return re.compile("|".join(patterns) or r"(?!)")
+    selection = selection or for_settings(settings)
+    return selection.markers.search(text) is not None
 
 
 def decode(source: str | bytes) -> str:
@@ -77,7 +70,8 @@ def _engine_diag(code: str, message: str, path: str, line: int = 1, column: int 
 
 
 def lint_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None, *,
-                python_parsed: bool = False, project: "ProjectView | None" = None) -> list[Diagnostic]:
+                python_parsed: bool = False, selection: Selection | None = None,
+                project: "ProjectView | None" = None) -> list[Diagnostic]:
     """Lint one file's source. Returns diagnostics sorted by position, noqa not applied,
     each message on one line.
 
@@ -92,22 +86,27 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     a LibCST tree is tens of thousands of objects, allocated all at once and acyclic, so
     the collections their allocation triggers find next to nothing and cost about a tenth
     of the run. The few cycles the analysis makes are collected once the collector runs
-    again (it is re-enabled as it was, also when linting raises)."""
+    again (it is re-enabled as it was, also when linting raises).
+
+    ``selection`` is the run's resolved rule selection (:mod:`tflint.selection`); when
+    not given, the one of ``settings`` is looked up (resolved once per distinct
+    settings)."""
+    settings = settings or Settings()
+    selection = selection or for_settings(settings)
     if not gc.isenabled():
-        return _lint_source(source, path, settings, python_parsed, project)
+        return _lint_source(source, path, settings, python_parsed, selection, project)
     gc.disable()
     try:
-        return _lint_source(source, path, settings, python_parsed, project)
+        return _lint_source(source, path, settings, python_parsed, selection, project)
     finally:
         gc.enable()
 
 
-def _lint_source(source: str | bytes, path: str, settings: Settings | None,
-                 python_parsed: bool, project: "ProjectView | None" = None) -> list[Diagnostic]:
-    settings = settings or Settings()
-    rules = selected_rules(settings.select, settings.ignore, settings.extend_select)
-    want_001 = _engine_code_enabled("TFL001", settings)
-    want_002 = _engine_code_enabled("TFL002", settings)
+def _lint_source(source: str | bytes, path: str, settings: Settings, python_parsed: bool,
+                 selection: Selection, project: "ProjectView | None" = None) -> list[Diagnostic]:
+    rules = selection.rules
+    want_001 = selection.wants("TFL001")
+    want_002 = selection.wants("TFL002")
     try:
         text = decode(source)
     except (UnicodeDecodeError, LookupError, SyntaxError) as e:
@@ -118,7 +117,7 @@ def _lint_source(source: str | bytes, path: str, settings: Settings | None,
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         return [_engine_diag("TFL001", "source contains a NUL byte", path, line)] if want_001 else []
-    if not rules or not (needs_parse(text, settings) or _traced_from_elsewhere(project)):
+    if not rules or not (needs_parse(text, settings, selection) or _traced_from_elsewhere(project)):
         # nothing for the rules here, but a file that does not parse still deserves its
         # TFL001: CPython's parser is much cheaper than libcst's
         problem = _python_syntax_error(text, strict=True) if want_001 and not python_parsed else None
@@ -220,12 +219,6 @@ def _python_syntax_error(text: str, strict: bool = False) -> tuple[int, int, str
     return None
 
 
-def _engine_code_enabled(code: str, settings: Settings) -> bool:
-    from tflint.registry import is_enabled
-
-    return is_enabled(code, settings.select, settings.ignore, settings.extend_select)
-
-
 def _traced_from_elsewhere(project: "ProjectView | None") -> bool:
     """Another module's traced code calls into this file: it must be parsed even when
     it never mentions TensorFlow (a helper module of plain Python)."""
@@ -304,218 +297,16 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
     result = list(out.values())
     if want_002:
         for inst in instances:
-            e = broken.get(id(inst))
-            if e is not None:
+            failure = broken.get(id(inst))
+            if failure is not None:
                 result.append(_engine_diag(
                     "TFL002", f"rule {inst.CODE} ({inst.NAME}) failed on this file: "
-                    f"{type(e).__name__}: {_one_line(e)}", path))
+                    f"{type(failure).__name__}: {_one_line(failure)}", path))
     result.sort(key=lambda d: d.sort_key)
     return result
 
 
 # ---------------------------------------------------------------------------------------
-# Fixing
+# Fixing lives in tflint/fixes.py, beside the fixes; these names stay importable from here.
 
-#: passes of lint + apply before giving up (each pass applies every non-overlapping fix)
-MAX_FIX_PASSES = 10
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-@dataclass
-class FixResult:
-    """What :func:`fix_source` gives: the new source (the same type as the input, bytes
-    in the file's own encoding or str), the findings left in it (noqa applied when
-    asked), how many fixes were applied, and problems met (fixes that were dropped
-    because their result did not parse, a loop that did not settle)."""
-
-    source: str | bytes
-    diagnostics: list[Diagnostic]
-    applied: int
-    problems: list[str] = field(default_factory=list)
-    #: applied fixes per code
-    applied_by_code: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def changed(self) -> bool:
-        return self.applied > 0
-
-    def __iter__(self):
-        """``new_source, remaining_diagnostics, applied, problems = fix_source(...)``."""
-        return iter((self.source, self.diagnostics, self.applied, self.problems))
-
-
-def _split_encoding(source: str | bytes) -> tuple[str, str | None, bool]:
-    """(text without BOM, encoding or None for str input, had a BOM)."""
-    if isinstance(source, str):
-        bom = source.startswith("\ufeff")
-        return (source[1:] if bom else source), None, bom
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    bom = encoding == "utf-8-sig"
-    text = source.decode(encoding)
-    if text.startswith("\ufeff"):
-        text = text[1:]
-        bom = True
-    return text, encoding, bom
-
-
-def _line_starts(text: str) -> list[int]:
-    """Offsets of the start of every line, as libcst numbers lines (\\r\\n, \\r, \\n)."""
-    return [0] + [m.end() for m in _NEWLINE.finditer(text)]
-
-
-def _offset(starts: list[int], text: str, line: int, column: int) -> int | None:
-    if line < 1:
-        return None
-    if line > len(starts):
-        return None
-    off = starts[line - 1] + column
-    return off if off <= len(text) else None
-
-
-def fixable(d: Diagnostic, unsafe: bool) -> bool:
-    """Does ``--fix`` (with ``--unsafe-fixes`` when ``unsafe``) apply this finding's fix?"""
-    from tflint.diagnostics import Applicability
-
-    return d.fix is not None and bool(d.fix.edits) and (unsafe or d.fix.applicability is Applicability.SAFE)
-
-
-def _fix_key(d: Diagnostic, text: str, spans: list[tuple[int, int, str]]) -> tuple:
-    """What a fix is, independent of where earlier edits moved it: its code, the text it
-    replaces and what it puts there."""
-    return (d.code,) + tuple((text[a:b], c) for a, b, c in spans)
-
-
-def _spans(d: Diagnostic, text: str, starts: list[int]) -> list[tuple[int, int, str]] | None:
-    out = []
-    assert d.fix is not None
-    for e in d.fix.edits:
-        a = _offset(starts, text, e.line, e.column)
-        b = _offset(starts, text, e.end_line, e.end_column)
-        if a is None or b is None or b < a:
-            return None
-        out.append((a, b, e.content))
-    return out
-
-
-def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
-    """Do two edits touch the same text? An insertion conflicts with another insertion
-    at the same point and with a replacement that contains or borders the point."""
-    if a == b:
-        return False  # the same edit (e.g. one import that two fixes add): applied once
-    (s1, e1, _), (s2, e2, _) = a, b
-    if s1 == e1 or s2 == e2:
-        p, s, e = (s1, s2, e2) if s1 == e1 else (s2, s1, e1)
-        return s <= p <= e
-    return s1 < e2 and s2 < e1
-
-
-def _apply(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """Apply non-overlapping edits, last first, so earlier offsets stay valid."""
-    for a, b, content in sorted(set(spans), key=lambda s: (s[0], s[1]), reverse=True):
-        text = text[:a] + content + text[b:]
-    return text
-
-
-def _parses(text: str) -> str | None:
-    """None if ``text`` parses (libcst, then CPython's compiler for what libcst lets
-    through), else the reason."""
-    try:
-        _parse_with_big_stack(text)
-    except Exception as e:  # ParserSyntaxError, RecursionError, odd input
-        return _one_line(e)
-    problem = _python_syntax_error(text)
-    return None if problem is None else f"line {problem[0]}: {problem[2]}"
-
-
-def fix_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None,
-               unsafe: bool = False, noqa: bool = True, project: "ProjectView | None" = None) -> FixResult:
-    """Apply the fixes of ``source``'s findings until nothing changes; pure (text in,
-    text out), never raises.
-
-    Each pass lints, drops findings silenced by ``# noqa`` (unless ``noqa`` is False),
-    takes every safe fix (and unsafe ones with ``unsafe``) that does not overlap one
-    already taken (first in file order wins; identical edits such as the same import
-    are applied once), applies them and re-parses the result. A result that does not
-    parse is dropped, the fixes are retried one by one, and those that break the file
-    alone are reported and not tried again. Text outside the edited ranges is kept byte
-    for byte: newlines, comments, encoding (bytes in, bytes out in the same encoding,
-    with the BOM if there was one).
-    """
-    from tflint import noqa as noqa_mod
-
-    settings = settings or Settings()
-    try:
-        text, encoding, bom = _split_encoding(source)
-    except (UnicodeDecodeError, LookupError, SyntaxError):
-        return FixResult(source, lint_source(source, path, settings, project=project), 0)
-    original = text
-    applied = 0
-    by_code: dict[str, int] = {}
-    problems: list[str] = []
-    rejected: set[tuple] = set()
-
-    def lint(t: str) -> list[Diagnostic]:
-        diags = lint_source(t, path, settings, project=project)
-        return noqa_mod.apply_noqa(diags, t) if noqa else diags
-
-    diags = lint(text)
-    for _pass in range(MAX_FIX_PASSES):
-        starts = _line_starts(text)
-        chosen: list[tuple[Diagnostic, list[tuple[int, int, str]], tuple]] = []
-        taken: list[tuple[int, int, str]] = []
-        for d in diags:
-            if not fixable(d, unsafe):
-                continue
-            spans = _spans(d, text, starts)
-            if spans is None:
-                continue
-            key = _fix_key(d, text, spans)
-            if key in rejected:
-                continue
-            if any(_overlaps(s, t) for s in spans for t in taken):
-                continue
-            chosen.append((d, spans, key))
-            taken.extend(spans)
-        if not chosen:
-            break
-        candidate = _apply(text, taken)
-        if _parses(candidate) is not None:
-            # find the culprits: each fix alone on the current text
-            good = []
-            for d, spans, key in chosen:
-                why = _parses(_apply(text, spans))
-                if why is None:
-                    good.append((d, spans, key))
-                else:
-                    rejected.add(key)
-                    problems.append(f"{path}:{d.line}:{d.column + 1}: {d.code} fix not applied: "
-                                    f"the result does not parse ({why})")
-            if not good:
-                continue
-            candidate = _apply(text, [s for _, spans, _ in good for s in spans])
-            if _parses(candidate) is not None:
-                good = good[:1]  # they break the file only together: one per pass
-                candidate = _apply(text, good[0][1])
-            chosen = good
-        if candidate == text:
-            for _, _, key in chosen:
-                rejected.add(key)  # a fix that changes nothing would loop forever
-            continue
-        text = candidate
-        applied += len(chosen)
-        for d, _, _ in chosen:
-            by_code[d.code] = by_code.get(d.code, 0) + 1
-        diags = lint(text)
-    else:
-        if any(fixable(d, unsafe) for d in diags):
-            problems.append(f"{path}: fixes still apply after {MAX_FIX_PASSES} passes; stopped")
-    if text == original:
-        return FixResult(source, diags, 0, problems, {})
-    out: str | bytes
-    if encoding is None:
-        out = ("\ufeff" if bom else "") + text
-    else:
-        out = text.encode(encoding)
-        if bom and encoding != "utf-8-sig":
-            out = b"\xef\xbb\xbf" + out
-    return FixResult(out, diags, applied, problems, by_code)
+from tflint.fixes import MAX_FIX_PASSES, FixResult, fix_source, fixable  # noqa: E402,F401

@@ -2,14 +2,19 @@
 
 Rules (flake8's and ruff's, so that users and pre-commit get what they expect):
 
-* folders are walked recursively; only ``*.py`` and ``*.pyi`` files in them are linted,
-  in sorted order so that every run (serial or parallel) reports in the same order;
+* folders are walked recursively; only ``*.py``, ``*.pyi`` and ``*.ipynb`` files in them
+  are linted, in sorted order so that every run (serial or parallel) reports in the
+  same order;
 * a file named on the command line is linted whatever its name (pre-commit passes
   extension-less scripts with a Python shebang), unless ``--force-exclude`` applies the
   exclude patterns to it as well;
 * exclude patterns (flake8 semantics, ``fnmatch``) match a file or folder by its base
   name or by its absolute path; ``exclude`` replaces :data:`DEFAULT_EXCLUDE`,
   ``extend-exclude`` adds to it;
+* in a git repository, files and folders that git ignores (``.gitignore`` files from
+  the repository root down, ``.git/info/exclude``) are skipped in folder walks, as ruff
+  does, unless ``--no-respect-gitignore``; with ``--force-exclude`` they are skipped
+  when named too. Matching is ``pathspec``'s implementation of git's rules;
 * symlinked folders are not followed while walking (so a symlink loop cannot hang the
   run); a symlinked file is read like any file;
 * a path that does not exist is a usage error, a file that exists but cannot be read
@@ -26,7 +31,7 @@ from typing import Iterable, Sequence
 
 from tflint.config import DEFAULT_EXCLUDE, Settings
 
-PY_SUFFIXES = (".py", ".pyi")
+PY_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 @dataclass
@@ -38,6 +43,8 @@ class Discovery:
     missing: list[tuple[str, str]] = field(default_factory=list)
     #: (path, message) for paths that exist but cannot be used
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    #: files named on the command line (as displayed), not found by a walk
+    explicit: set[str] = field(default_factory=set)
 
 
 def exclude_patterns(settings: Settings) -> list[str]:
@@ -78,10 +85,12 @@ def _display(path: str) -> str:
     return os.path.normpath(path)
 
 
-def discover(paths: Iterable[str], settings: Settings, cwd: str | None = None) -> Discovery:
+def discover(paths: Iterable[str], settings: Settings, cwd: str | None = None,
+             respect_gitignore: bool = True) -> Discovery:
     """Expand command-line paths into the list of files to lint."""
     cwd = os.path.abspath(cwd or os.getcwd())
     patterns = exclude_patterns(settings)
+    ignored = GitIgnore() if respect_gitignore else None
     out = Discovery()
     seen: set[str] = set()
 
@@ -94,10 +103,18 @@ def discover(paths: Iterable[str], settings: Settings, cwd: str | None = None) -
     for given in paths:
         if settings.force_exclude and _force_excluded(given, patterns, cwd):
             continue
+        if settings.force_exclude and ignored is not None and ignored.ignored(given):
+            continue
         if os.path.isdir(given):
-            _walk(given, patterns, add, out)
+            walk_ignored = ignored
+            if ignored is not None and ignored.ignored(given, is_dir=True):
+                # a folder named on the command line is checked even if git ignores it
+                # (as ruff does): only the .gitignore files inside it apply there
+                walk_ignored = GitIgnore(floor=given)
+            _walk(given, patterns, add, out, walk_ignored)
         elif os.path.exists(given):
             add(given)
+            out.explicit.add(_display(given))
         elif os.path.lexists(given):
             # a symlink whose target is missing or loops: it exists, but cannot be read
             out.unreadable.append((_display(given), _link_problem(given)))
@@ -114,20 +131,27 @@ def _link_problem(path: str) -> str:
     return "cannot read file"  # pragma: no cover - raced with a fix of the link
 
 
-def _walk(root: str, patterns: Sequence[str], add, out: Discovery) -> None:
-    """Walk one folder, pruning excluded folders; symlinked folders are not followed."""
+def _walk(root: str, patterns: Sequence[str], add, out: Discovery, ignored: "GitIgnore | None") -> None:
+    """Walk one folder, pruning excluded and git-ignored folders; symlinked folders are
+    not followed."""
 
     def onerror(e: OSError) -> None:
         where = getattr(e, "filename", None) or root
         out.unreadable.append((_display(where), f"cannot read folder: {e.strerror or e}"))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not matches(os.path.join(dirpath, d), patterns))
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if not matches(os.path.join(dirpath, d), patterns)
+            and not (ignored is not None and ignored.ignored(os.path.join(dirpath, d), is_dir=True, walked=True))
+        )
         for name in sorted(filenames):
             if not name.endswith(PY_SUFFIXES):
                 continue
             path = os.path.join(dirpath, name)
             if matches(path, patterns):
+                continue
+            if ignored is not None and ignored.ignored(path, is_dir=False, walked=True):
                 continue
             if os.path.islink(path) and not os.path.exists(path):
                 out.unreadable.append((_display(path), _link_problem(path)))
@@ -176,3 +200,84 @@ def write_atomic(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+class GitIgnore:
+    """What git ignores, from the ``.gitignore`` files of the repository a path is in
+    (root first, deeper files override) and ``.git/info/exclude``. Outside a git
+    repository nothing is ignored. Each folder's file is read once."""
+
+    def __init__(self, floor: str | None = None) -> None:
+        self._specs: dict[str, object | None] = {}
+        self._roots: dict[str, str | None] = {}
+        #: ignore files above this folder are not read (a walk of an ignored folder)
+        self._floor = os.path.abspath(floor) if floor is not None else None
+
+    def _root(self, folder: str) -> str | None:
+        chain = []
+        d = folder
+        while d not in self._roots:
+            chain.append(d)
+            if os.path.exists(os.path.join(d, ".git")):
+                self._roots[d] = d
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                self._roots[d] = None
+                break
+            d = parent
+        root = self._roots[d]
+        for c in chain:
+            self._roots[c] = root
+        return root
+
+    def _spec(self, folder: str, root: str) -> object | None:
+        if folder not in self._specs:
+            import pathspec
+
+            lines: list[str] = []
+            sources = [os.path.join(folder, ".gitignore")]
+            if folder == root:
+                sources.insert(0, os.path.join(root, ".git", "info", "exclude"))
+            for src in sources:
+                try:
+                    with open(src, encoding="utf-8", errors="replace") as f:
+                        lines.extend(f.read().splitlines())
+                except OSError:
+                    continue
+            self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+        return self._specs[folder]
+
+    def ignored(self, path: str, is_dir: bool | None = None, walked: bool = False) -> bool:
+        """``walked``: the folders above were checked already (a walk prunes them)."""
+        absolute = os.path.abspath(path)
+        if is_dir is None:
+            is_dir = os.path.isdir(absolute)
+        root = self._root(os.path.dirname(absolute) if not is_dir else absolute)
+        if root is None or absolute == root:
+            return False
+        rel_parts = os.path.relpath(absolute, root).split(os.sep)
+        if rel_parts[0] == ".git":
+            return True
+        if self._floor is not None and absolute == self._floor:
+            return False
+        # a folder that is ignored hides everything in it (git cannot re-include there)
+        for k in range(1, 1 if walked or self._floor else len(rel_parts)):
+            if self._match(root, rel_parts[:k], True):
+                return True
+        return self._match(root, rel_parts, is_dir)
+
+    def _match(self, root: str, parts: list[str], is_dir: bool) -> bool:
+        verdict = False
+        for depth in range(len(parts)):
+            folder = os.path.join(root, *parts[:depth])
+            if self._floor is not None and not (folder + os.sep).startswith(self._floor + os.sep):
+                continue
+            spec = self._spec(folder, root)
+            if spec is None:
+                continue
+            rel = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            result = spec.check_file(rel)  # type: ignore[attr-defined]
+            if result.include is not None:
+                verdict = bool(result.include)
+        return verdict

@@ -15,15 +15,18 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 import libcst as cst
 
-from tflint.diagnostics import Applicability, Edit, Fix
+from tflint.diagnostics import Applicability, Diagnostic, Edit, Fix
 
 if TYPE_CHECKING:  # pragma: no cover
+    from tflint.config import Settings
+    from tflint.selection import Selection
     from tflint.semantic import Ctx, SemanticModel
+    from tflint.semantic.project import ProjectView
 
 #: qualified names of a module alias that give ``alias.print``, ``alias.random`` ...
 _TF_MODULES = frozenset({"tensorflow", "tensorflow.compat.v2"})
@@ -349,3 +352,218 @@ def loop_range_to_tf_range(rule, loop: cst.CSTNode, ctx: "Ctx") -> NodeFix | Non
             or "range" in rule.sem.module_assigns or "range" in rule.sem.module_functions:
         return None
     return range_to_tf_range(rule, loop.iter, ctx)
+
+
+# ---------------------------------------------------------------------------------------
+# The fix loop: lint, apply the fixes that do not overlap, re-parse, repeat.
+
+#: passes of lint + apply before giving up (each pass applies every non-overlapping fix)
+MAX_FIX_PASSES = 10
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass
+class FixResult:
+    """What :func:`fix_source` gives: the new source (the same type as the input, bytes
+    in the file's own encoding or str), the findings left in it (noqa applied when
+    asked), how many fixes were applied, and problems met (fixes that were dropped
+    because their result did not parse, a loop that did not settle)."""
+
+    source: str | bytes
+    diagnostics: list[Diagnostic]
+    applied: int
+    problems: list[str] = field(default_factory=list)
+    #: applied fixes per code
+    applied_by_code: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return self.applied > 0
+
+    def __iter__(self):
+        """``new_source, remaining_diagnostics, applied, problems = fix_source(...)``."""
+        return iter((self.source, self.diagnostics, self.applied, self.problems))
+
+
+def _split_encoding(source: str | bytes) -> tuple[str, str | None, bool]:
+    """(text without BOM, encoding or None for str input, had a BOM)."""
+    if isinstance(source, str):
+        bom = source.startswith("\ufeff")
+        return (source[1:] if bom else source), None, bom
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    bom = encoding == "utf-8-sig"
+    text = source.decode(encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        bom = True
+    return text, encoding, bom
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets of the start of every line, as libcst numbers lines (\\r\\n, \\r, \\n)."""
+    return [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+
+def _offset(starts: list[int], text: str, line: int, column: int) -> int | None:
+    if line < 1:
+        return None
+    if line > len(starts):
+        return None
+    off = starts[line - 1] + column
+    return off if off <= len(text) else None
+
+
+def fixable(d: Diagnostic, unsafe: bool) -> bool:
+    """Does ``--fix`` (with ``--unsafe-fixes`` when ``unsafe``) apply this finding's fix?"""
+    from tflint.diagnostics import Applicability
+
+    return d.fix is not None and bool(d.fix.edits) and (unsafe or d.fix.applicability is Applicability.SAFE)
+
+
+def _fix_key(d: Diagnostic, text: str, spans: list[tuple[int, int, str]]) -> tuple:
+    """What a fix is, independent of where earlier edits moved it: its code, the text it
+    replaces and what it puts there."""
+    return (d.code,) + tuple((text[a:b], c) for a, b, c in spans)
+
+
+def _spans(d: Diagnostic, text: str, starts: list[int]) -> list[tuple[int, int, str]] | None:
+    out = []
+    assert d.fix is not None
+    for e in d.fix.edits:
+        a = _offset(starts, text, e.line, e.column)
+        b = _offset(starts, text, e.end_line, e.end_column)
+        if a is None or b is None or b < a:
+            return None
+        out.append((a, b, e.content))
+    return out
+
+
+def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    """Do two edits touch the same text? An insertion conflicts with another insertion
+    at the same point and with a replacement that contains or borders the point."""
+    if a == b:
+        return False  # the same edit (e.g. one import that two fixes add): applied once
+    (s1, e1, _), (s2, e2, _) = a, b
+    if s1 == e1 or s2 == e2:
+        p, s, e = (s1, s2, e2) if s1 == e1 else (s2, s1, e1)
+        return s <= p <= e
+    return s1 < e2 and s2 < e1
+
+
+def _apply(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """Apply non-overlapping edits, last first, so earlier offsets stay valid."""
+    for a, b, content in sorted(set(spans), key=lambda s: (s[0], s[1]), reverse=True):
+        text = text[:a] + content + text[b:]
+    return text
+
+
+def _parses(text: str) -> str | None:
+    """None if ``text`` parses (libcst, then CPython's compiler for what libcst lets
+    through), else the reason."""
+    from tflint.engine import _one_line, _parse_with_big_stack, _python_syntax_error
+
+    try:
+        _parse_with_big_stack(text)
+    except Exception as e:  # ParserSyntaxError, RecursionError, odd input
+        return _one_line(e)
+    problem = _python_syntax_error(text)
+    return None if problem is None else f"line {problem[0]}: {problem[2]}"
+
+
+def fix_source(source: str | bytes, path: str = "<string>", settings: "Settings | None" = None,
+               unsafe: bool = False, noqa: bool = True, selection: "Selection | None" = None,
+               project: "ProjectView | None" = None) -> FixResult:
+    """Apply the fixes of ``source``'s findings until nothing changes; pure (text in,
+    text out), never raises.
+
+    Each pass lints, drops findings silenced by ``# noqa`` (unless ``noqa`` is False),
+    takes every safe fix (and unsafe ones with ``unsafe``) that does not overlap one
+    already taken (first in file order wins; identical edits such as the same import
+    are applied once), applies them and re-parses the result. A result that does not
+    parse is dropped, the fixes are retried one by one, and those that break the file
+    alone are reported and not tried again. Text outside the edited ranges is kept byte
+    for byte: newlines, comments, encoding (bytes in, bytes out in the same encoding,
+    with the BOM if there was one).
+    """
+    from tflint import engine, noqa as noqa_mod
+    from tflint.config import Settings
+
+    from tflint.selection import for_settings
+
+    settings = settings or Settings()
+    selection = selection or for_settings(settings)
+    try:
+        text, encoding, bom = _split_encoding(source)
+    except (UnicodeDecodeError, LookupError, SyntaxError):
+        return FixResult(source, engine.lint_source(source, path, settings, project=project), 0)
+    original = text
+    applied = 0
+    by_code: dict[str, int] = {}
+    problems: list[str] = []
+    rejected: set[tuple] = set()
+
+    def lint(t: str) -> list[Diagnostic]:
+        diags = engine.lint_source(t, path, settings, selection=selection, project=project)
+        return noqa_mod.apply_noqa(diags, t) if noqa else diags
+
+    diags = lint(text)
+    for _pass in range(MAX_FIX_PASSES):
+        starts = _line_starts(text)
+        chosen: list[tuple[Diagnostic, list[tuple[int, int, str]], tuple]] = []
+        taken: list[tuple[int, int, str]] = []
+        for d in diags:
+            if not fixable(d, unsafe):
+                continue
+            spans = _spans(d, text, starts)
+            if spans is None:
+                continue
+            key = _fix_key(d, text, spans)
+            if key in rejected:
+                continue
+            if any(_overlaps(s, t) for s in spans for t in taken):
+                continue
+            chosen.append((d, spans, key))
+            taken.extend(spans)
+        if not chosen:
+            break
+        candidate = _apply(text, taken)
+        if _parses(candidate) is not None:
+            # find the culprits: each fix alone on the current text
+            good = []
+            for d, spans, key in chosen:
+                why = _parses(_apply(text, spans))
+                if why is None:
+                    good.append((d, spans, key))
+                else:
+                    rejected.add(key)
+                    problems.append(f"{path}:{d.line}:{d.column + 1}: {d.code} fix not applied: "
+                                    f"the result does not parse ({why})")
+            if not good:
+                continue
+            candidate = _apply(text, [s for _, spans, _ in good for s in spans])
+            if _parses(candidate) is not None:
+                good = good[:1]  # they break the file only together: one per pass
+                candidate = _apply(text, good[0][1])
+            chosen = good
+        if candidate == text:
+            for _, _, key in chosen:
+                rejected.add(key)  # a fix that changes nothing would loop forever
+            continue
+        text = candidate
+        applied += len(chosen)
+        for d, _, _ in chosen:
+            by_code[d.code] = by_code.get(d.code, 0) + 1
+        diags = lint(text)
+    else:
+        if any(fixable(d, unsafe) for d in diags):
+            problems.append(f"{path}: fixes still apply after {MAX_FIX_PASSES} passes; stopped")
+    if text == original:
+        return FixResult(source, diags, 0, problems, {})
+    out: str | bytes
+    if encoding is None:
+        out = ("\ufeff" if bom else "") + text
+    else:
+        out = text.encode(encoding)
+        if bom and encoding != "utf-8-sig":
+            out = b"\xef\xbb\xbf" + out
+    return FixResult(out, diags, applied, problems, by_code)

@@ -109,3 +109,88 @@ def apply_noqa(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
         if not is_suppressed(d.code, logical):
             kept.append(d)
     return kept
+
+
+# ---------------------------------------------------------------------------- --add-noqa
+
+#: findings about the file itself, which ``--add-noqa`` reports instead of silencing
+NOT_SILENCED = ("TFL001", "TFL002")
+
+
+def logical_ranges(lines: list[str]) -> dict[int, tuple[int, int]]:
+    """Line number -> (first, last) physical line of the logical line it is in; empty
+    when the text does not tokenize (each line then stands alone)."""
+    ret: dict[int, tuple[int, int]] = {}
+    it = iter(lines)
+    try:
+        tokens = list(tokenize.generate_tokens(lambda: next(it, "")))
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    lo, hi = len(lines) + 2, -1
+    for tok in tokens:
+        if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            continue
+        lo, hi = min(lo, tok.start[0]), max(hi, tok.end[0])
+        if tok.type in (tokenize.NL, tokenize.NEWLINE):
+            for n in range(lo, hi + 1):
+                ret[n] = (lo, hi)
+            lo, hi = len(lines) + 2, -1
+    return ret
+
+
+def add_noqa_text(text: str, diagnostics: Iterable[Diagnostic]) -> tuple[str, int]:
+    """``text`` with a ``# noqa: CODE`` for each finding: an existing noqa comment on
+    the finding's logical line gets the code added (its codes are kept); otherwise the
+    comment goes at the end of the logical line's last physical line (never inside a
+    multi-line string). Returns the new text and how many findings it silences."""
+    lines = source_lines(text)
+    ranges = logical_ranges(lines)
+    wanted: dict[tuple[int, int], list[str]] = {}
+    count = 0
+    for d in diagnostics:
+        if d.code in NOT_SILENCED or not 0 < d.line <= len(lines):
+            continue
+        span = ranges.get(d.line, (d.line, d.line))
+        codes = wanted.setdefault(span, [])
+        count += 1
+        if d.code not in codes:
+            codes.append(d.code)
+    for (lo, hi), codes in wanted.items():
+        for n in range(lo, hi + 1):
+            body = lines[n - 1].rstrip("\r\n")
+            m = NOQA_INLINE_REGEXP.search(body)
+            if m is None:
+                continue
+            old = [c for c in _CODE_SPLIT.split(m.group("codes") or "") if c]
+            new = old + [c for c in codes if c not in old]
+            comment = "# noqa: " + ", ".join(new)
+            lines[n - 1] = body[: m.start()] + comment + body[m.end():] + lines[n - 1][len(body):]
+            break
+        else:
+            body = lines[hi - 1].rstrip("\r\n")
+            ending = lines[hi - 1][len(body):] or ""
+            lines[hi - 1] = body.rstrip(" \t") + "  # noqa: " + ", ".join(codes) + ending
+    return "".join(lines), count
+
+
+def add_noqa_source(data: bytes, path: str, settings: object = None) -> tuple[bytes, int, list[Diagnostic]]:
+    """``--add-noqa`` on a Python file's bytes: the new bytes (same encoding, BOM and
+    newlines), how many findings got a comment, and the findings a comment does not
+    silence (TFL001, TFL002)."""
+    from tflint.engine import lint_source
+    from tflint.fixes import _split_encoding
+
+    try:
+        text, encoding, bom = _split_encoding(data)
+    except (UnicodeDecodeError, LookupError, SyntaxError):
+        return data, 0, lint_source(data, path, settings)  # type: ignore[arg-type]
+    diags = apply_noqa(lint_source(text, path, settings), text)  # type: ignore[arg-type]
+    kept = [d for d in diags if d.code in NOT_SILENCED]
+    new, count = add_noqa_text(text, diags)
+    if new == text:
+        return data, 0, kept
+    assert encoding is not None
+    out = new.encode(encoding)
+    if bom and not out.startswith(b"\xef\xbb\xbf"):
+        out = b"\xef\xbb\xbf" + out
+    return out, count, kept

@@ -34,11 +34,15 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(found[c] for c in sorted(found))
 
 
-#: codes the engine itself emits; they are not Rule subclasses with visitors
-ENGINE_CODES = {
-    "TFL001": ("syntax-error", "error"),
-    "TFL002": ("internal-error", "error"),
-}
+def _engine_codes() -> dict[str, tuple[str, str]]:
+    from tflint.codes import table
+
+    return {e.code: (e.name, e.severity) for e in table() if e.engine}
+
+
+#: codes the engine itself emits (TFL0xx in the code table, tflint/codes.toml); they
+#: are not Rule subclasses with visitors
+ENGINE_CODES = _engine_codes()
 
 
 def all_codes() -> list[str]:
