@@ -256,16 +256,24 @@ def count_lines(path: Path) -> int:
 def comment_magics(source: str) -> str:
     """IPython magics, ``!shell`` and ``obj?`` lines become comments; a cell magic, the cell.
 
-    A magic continued with a trailing backslash is commented to its end. An indented
-    magic (``if IN_COLAB:\n    !pip install x``) keeps ``pass`` so the block stays valid."""
+    As IPython does, an indented first line dedents the cell, and a cell magic may follow
+    comment lines. A magic continued with a trailing backslash is commented to its end.
+    An indented magic (``if IN_COLAB:\n    !pip install x``) keeps ``pass`` so the block
+    stays valid."""
     lines = source.splitlines()
-    if lines and lines[0].lstrip().startswith("%%"):
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip())]
+    if indent:
+        lines = [line[len(indent):] if line.startswith(indent) else line for line in lines]
+    head = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")),
+                "")
+    if head.startswith("%%"):
         return "\n".join("# " + line for line in lines)
     out, continued = [], False
     for line in lines:
         if continued or MAGIC.match(line):
-            indent = line[: len(line) - len(line.lstrip())]
-            out.append(f"{indent}pass  # {line.lstrip()}" if indent and not continued
+            pad = line[: len(line) - len(line.lstrip())]
+            out.append(f"{pad}pass  # {line.lstrip()}" if pad and not continued
                        else "# " + line)
             continued = line.rstrip().endswith("\\")
         else:

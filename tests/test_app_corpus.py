@@ -88,6 +88,11 @@ def test_magics_become_comments_and_the_cell_stays_valid() -> None:
         compile(app_corpus.comment_magics(cell), "<cell>", "exec")
     assert app_corpus.comment_magics("%%bash\necho hi") == "# %%bash\n# echo hi"
     assert app_corpus.comment_magics("if x:\n    !ls") == "if x:\n    pass  # !ls"
+    # IPython dedents a cell whose first line is indented, and a cell magic may follow
+    # comment lines.
+    assert app_corpus.comment_magics("  for e in r:\n      f(e)") == "for e in r:\n    f(e)"
+    assert app_corpus.comment_magics("# note\n%%bigquery df\nSELECT *") == (
+        "# # note\n# %%bigquery df\n# SELECT *")
 
 
 def test_end_to_end_keys_verdicts_and_what_is_missing(tmp_path: Path, mirror) -> None:
