@@ -321,6 +321,19 @@ def run_tflint(files: list[Path], cwd: Path) -> tuple[list[dict], str]:
         return json.loads(report.read_text(encoding="utf-8") or "[]"), proc.stderr.strip()
 
 
+def tflint_reads_notebooks() -> bool:
+    """Whether the installed tflint lints ``.ipynb`` files: a probe notebook must give a finding."""
+    import nbformat
+
+    with tempfile.TemporaryDirectory() as tmp:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(
+            "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n    return x")]
+        nbformat.write(nb, str(Path(tmp) / "probe.ipynb"))
+        raw, _ = run_tflint([Path(tmp) / "probe.ipynb"], Path(tmp))
+        return any(item.get("cell") is not None for item in raw)
+
+
 def source_lines(path: Path, cache: dict[Path, list[str]]) -> list[str]:
     if path not in cache:
         cache[path] = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -453,6 +466,10 @@ def main(argv: list[str] | None = None) -> int:
         entries = [e for e in entries if e.repo in args.only]
     judgements = load_judgements(args.judgements)
     args.cache.mkdir(parents=True, exist_ok=True)
+    if args.notebooks == "native" and not tflint_reads_notebooks():
+        print("this tflint does not lint .ipynb files (a probe notebook gave no finding); "
+              "use --notebooks convert", file=sys.stderr)
+        return 2
 
     started = time.perf_counter()
     lint_seconds = 0.0

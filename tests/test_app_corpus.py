@@ -151,3 +151,21 @@ def test_bad_judgement_rows_are_reported_not_dropped_silently(tmp_path: Path, ca
     err = capsys.readouterr().err
     assert ":2: bad row" in err and ":3: verdict 'maybe'" in err
     assert [j.verdict for j in loaded.values()] == ["demo"]
+
+
+def test_native_notebooks_need_a_tflint_that_reads_them(tmp_path: Path, mirror) -> None:
+    """Native mode never counts notebooks as clean when tflint skipped them."""
+    mirrors, commit = mirror
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "app_corpus.py"),
+                          "--mirror", str(mirrors),
+                          "--list-file", str(write_list(tmp_path, commit)),
+                          "--judgements", str(tmp_path / "none.tsv"),
+                          "--cache", str(tmp_path / "cache"), "--notebooks", "native", "--json"],
+                         capture_output=True, text=True, cwd=ROOT)
+    if app_corpus.tflint_reads_notebooks():
+        assert out.returncode == 0, out.stderr
+        summary = json.loads(out.stdout)
+        assert summary["rules"]["TFL101"]["findings"] == 2
+    else:
+        assert out.returncode == 2
+        assert "does not lint .ipynb files" in out.stderr
