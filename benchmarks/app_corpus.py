@@ -256,16 +256,24 @@ def count_lines(path: Path) -> int:
 def comment_magics(source: str) -> str:
     """IPython magics, ``!shell`` and ``obj?`` lines become comments; a cell magic, the cell.
 
-    A magic continued with a trailing backslash is commented to its end. An indented
-    magic (``if IN_COLAB:\n    !pip install x``) keeps ``pass`` so the block stays valid."""
+    As IPython does, an indented first line dedents the cell, and a cell magic may follow
+    comment lines. A magic continued with a trailing backslash is commented to its end.
+    An indented magic (``if IN_COLAB:\n    !pip install x``) keeps ``pass`` so the block
+    stays valid."""
     lines = source.splitlines()
-    if lines and lines[0].lstrip().startswith("%%"):
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip())]
+    if indent:
+        lines = [line[len(indent):] if line.startswith(indent) else line for line in lines]
+    head = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")),
+                "")
+    if head.startswith("%%"):
         return "\n".join("# " + line for line in lines)
     out, continued = [], False
     for line in lines:
         if continued or MAGIC.match(line):
-            indent = line[: len(line) - len(line.lstrip())]
-            out.append(f"{indent}pass  # {line.lstrip()}" if indent and not continued
+            pad = line[: len(line) - len(line.lstrip())]
+            out.append(f"{pad}pass  # {line.lstrip()}" if pad and not continued
                        else "# " + line)
             continued = line.rstrip().endswith("\\")
         else:
@@ -311,6 +319,19 @@ def run_tflint(files: list[Path], cwd: Path) -> tuple[list[dict], str]:
         if proc.returncode != 0 or not report.exists():
             return [], f"tflint exited {proc.returncode}: {proc.stderr.strip()[-2000:]}"
         return json.loads(report.read_text(encoding="utf-8") or "[]"), proc.stderr.strip()
+
+
+def tflint_reads_notebooks() -> bool:
+    """Whether the installed tflint lints ``.ipynb`` files: a probe notebook must give a finding."""
+    import nbformat
+
+    with tempfile.TemporaryDirectory() as tmp:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(
+            "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n    return x")]
+        nbformat.write(nb, str(Path(tmp) / "probe.ipynb"))
+        raw, _ = run_tflint([Path(tmp) / "probe.ipynb"], Path(tmp))
+        return any(item.get("cell") is not None for item in raw)
 
 
 def source_lines(path: Path, cache: dict[Path, list[str]]) -> list[str]:
@@ -445,6 +466,10 @@ def main(argv: list[str] | None = None) -> int:
         entries = [e for e in entries if e.repo in args.only]
     judgements = load_judgements(args.judgements)
     args.cache.mkdir(parents=True, exist_ok=True)
+    if args.notebooks == "native" and not tflint_reads_notebooks():
+        print("this tflint does not lint .ipynb files (a probe notebook gave no finding); "
+              "use --notebooks convert", file=sys.stderr)
+        return 2
 
     started = time.perf_counter()
     lint_seconds = 0.0

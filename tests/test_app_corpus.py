@@ -88,6 +88,11 @@ def test_magics_become_comments_and_the_cell_stays_valid() -> None:
         compile(app_corpus.comment_magics(cell), "<cell>", "exec")
     assert app_corpus.comment_magics("%%bash\necho hi") == "# %%bash\n# echo hi"
     assert app_corpus.comment_magics("if x:\n    !ls") == "if x:\n    pass  # !ls"
+    # IPython dedents a cell whose first line is indented, and a cell magic may follow
+    # comment lines.
+    assert app_corpus.comment_magics("  for e in r:\n      f(e)") == "for e in r:\n    f(e)"
+    assert app_corpus.comment_magics("# note\n%%bigquery df\nSELECT *") == (
+        "# # note\n# %%bigquery df\n# SELECT *")
 
 
 def test_end_to_end_keys_verdicts_and_what_is_missing(tmp_path: Path, mirror) -> None:
@@ -146,3 +151,21 @@ def test_bad_judgement_rows_are_reported_not_dropped_silently(tmp_path: Path, ca
     err = capsys.readouterr().err
     assert ":2: bad row" in err and ":3: verdict 'maybe'" in err
     assert [j.verdict for j in loaded.values()] == ["demo"]
+
+
+def test_native_notebooks_need_a_tflint_that_reads_them(tmp_path: Path, mirror) -> None:
+    """Native mode never counts notebooks as clean when tflint skipped them."""
+    mirrors, commit = mirror
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "app_corpus.py"),
+                          "--mirror", str(mirrors),
+                          "--list-file", str(write_list(tmp_path, commit)),
+                          "--judgements", str(tmp_path / "none.tsv"),
+                          "--cache", str(tmp_path / "cache"), "--notebooks", "native", "--json"],
+                         capture_output=True, text=True, cwd=ROOT)
+    if app_corpus.tflint_reads_notebooks():
+        assert out.returncode == 0, out.stderr
+        summary = json.loads(out.stdout)
+        assert summary["rules"]["TFL101"]["findings"] == 2
+    else:
+        assert out.returncode == 2
+        assert "does not lint .ipynb files" in out.stderr
