@@ -142,6 +142,9 @@ def main(argv: list[str]) -> int:
     opts.tolerances.scale = args.rtol_scale
     try:
         results = _run(jobs, opts, args)
+    except runner.UsageError as e:
+        print(f"tflint verify: {e}", file=sys.stderr)
+        return 2
     except Exception:
         traceback.print_exc()
         print("tflint verify: internal error", file=sys.stderr)

@@ -36,6 +36,10 @@ MAX_RESTARTS = 3
 Progress = Callable[[str], None]
 
 
+class UsageError(Exception):
+    """The run cannot mean what was asked (a requested device that does not exist)."""
+
+
 @dataclass
 class Options:
     """What the CLI and tests can tune."""
@@ -200,6 +204,8 @@ def verify_target(target: str, opts: Options, progress: Progress | None = None
                 finished = True
         if finished:
             break
+        if fatal is not None and fatal.get("stage") == "devices":
+            raise UsageError(str(fatal.get("error")))
         if fatal is not None:
             stage = fatal.get("stage")
             what = "TensorFlow could not be imported (install tflint[verify])" \
@@ -247,7 +253,7 @@ def _replace_eager_with_debug_mode(base_spec: dict[str, Any], opts: Options,
                 "the tf.data debug-mode eager run failed; eager mode compared without it")
             continue
         for ex, ex_dbg in zip(rec["examples"], other["examples"]):
-            for mode in ("eager", "eager_reseed"):
+            for mode in ("eager", "eager2", "eager_reseed"):
                 if mode in ex_dbg["modes"]:
                     ex["modes"][mode] = ex_dbg["modes"][mode]
         rec.setdefault("hints", []).append(
