@@ -88,7 +88,37 @@ class _VerifySession:
             terminalreporter.write_line(line)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """``@pytest.mark.tflint_max_traces(...)``: the test fails when a tf.function traces more
+    than its budget (see ``tflint.testing.max_traces``). TensorFlow is imported only for
+    tests that carry the marker."""
+    marker = item.get_closest_marker("tflint_max_traces")
+    if marker is None:
+        yield
+        return
+    from tflint.testing import TraceBudgetExceeded, max_traces
+
+    budget = max_traces(*marker.args, **marker.kwargs)
+    budget.__enter__()
+    try:
+        outcome = yield
+    finally:
+        budget.stop()
+    if outcome.excinfo is None:
+        message = budget.report()
+        if message:
+            error = TraceBudgetExceeded(message)
+            if hasattr(outcome, "force_exception"):
+                outcome.force_exception(error)
+            else:  # pluggy < 1.1
+                raise error
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "tflint_max_traces(*functions, limit=None, **by_name): fail the test when "
+        "a tf.function traces more often than allowed (tflint.testing.max_traces)")
     if config.getoption("tflint_verify", default=False):
         config.pluginmanager.register(_VerifySession(config), _SESSION_KEY)
 

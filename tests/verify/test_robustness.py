@@ -23,6 +23,10 @@ MODULES = {
         def stuck():
             time.sleep(3600)
             return tf.constant(1)
+
+        @tf.function
+        def after_stuck():
+            return tf.constant(3)
     """,
     "exits.py": """
         import os
@@ -55,9 +59,16 @@ MODULES = {
     "needs_inputs.py": """
         import tensorflow as tf
 
+        class Config:
+            pass
+
         @tf.function
         def add(x, y):
             return x + y
+
+        @tf.function
+        def configured(x, cfg: Config):
+            return x
 
         class Holder(tf.Module):
             @tf.function
@@ -90,14 +101,17 @@ def test_import_error_is_reported_for_the_target(results: dict[str, Any]) -> Non
     assert "RuntimeError: broken on purpose" in r["reason"]
 
 
-def test_hang_is_a_timeout(results: dict[str, Any]) -> None:
+def test_hang_is_a_timeout_of_that_function_only(results: dict[str, Any]) -> None:
     r = results["by_name"]["stuck"]
     assert r["status"] == "timeout"
+    assert results["by_name"]["after_stuck"]["status"] == "ok"
 
 
 def test_os_exit_is_reported_and_the_module_resumes(results: dict[str, Any]) -> None:
     r = results["by_name"]["bye"]
     assert r["status"] == "error" and "status 7" in r["reason"]
+    # the reason is not TensorFlow's start-up banner
+    assert "oneDNN" not in r["reason"] and "cpu_feature_guard" not in r["reason"]
     assert results["by_name"]["fine"]["status"] == "ok"
 
 
@@ -112,10 +126,24 @@ def test_memory_exhaustion_is_reported(results: dict[str, Any]) -> None:
     assert "MemoryError" in r["reason"] or "memory" in r["reason"]
 
 
+def test_many_crashing_functions_are_all_reported(tmp_path: Any) -> None:
+    body = "import os\nimport tensorflow as tf\n" + "".join(
+        f"\n@tf.function\ndef f{i}():\n    os._exit(3)\n" for i in range(5)) + \
+        "\n@tf.function\ndef last():\n    return tf.constant(1)\n"
+    (tmp_path / "crashes.py").write_text(body)
+    report = tmp_path / "r.json"
+    main([str(tmp_path / "crashes.py"), "-q", "--report-json", str(report)])
+    by_name = {r["name"]: r for r in json.loads(report.read_text())}
+    assert [by_name[f"f{i}"]["status"] for i in range(5)] == ["error"] * 5
+    assert by_name["last"]["status"] == "ok"
+
+
 def test_functions_without_inputs_are_skipped_with_a_reason(results: dict[str, Any]) -> None:
-    r = results["by_name"]["add"]
+    r = results["by_name"]["add"]  # untyped tensors: synthesized
+    assert r["status"] == "ok" and r["inputs"] == "synthesized" and len(r["tried"]) == 4
+    r = results["by_name"]["configured"]
     assert r["status"] == "skipped" and "TFLINT_EXAMPLES" in r["reason"]
-    assert "(x, y)" in r["reason"]
+    assert "`cfg`" in r["reason"]
     r = results["by_name"]["Holder.method"]
     assert r["status"] == "skipped" and "no instance" in r["reason"]
 

@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("targets", nargs="+", metavar="TARGET")
     p.add_argument("--timeout", type=float, default=runner.DEFAULT_TIMEOUT,
-                   help="seconds per target before its child process is killed "
+                   help="seconds each function (and the import of each target) may take before "
+                   "its child process is killed "
                    "(default: %(default)s)")
     p.add_argument("--calls", type=int, default=3,
                    help="calls per mode and example, at least 3 (default: %(default)s)")

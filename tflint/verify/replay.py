@@ -249,7 +249,7 @@ def observe(
     traced: list[dict[str, Any]] = []
     retraces: list[dict[str, Any]] = []
     retrace_warnings = 0
-    trace_count = 0
+    relaxed: list[bool] = [False]
     call_counter = 0
     reduce_on = False
     first_fn: Any = None
@@ -300,12 +300,13 @@ def observe(
                                     call_counter += 1
                                     retrace_warnings += res["_retrace_warnings"]
                                     if _tracing_count(fn) > count_before:
-                                        trace_count += 1
                                         sig = retrace.signature(cand.py_function,
                                                                 cand.instance, *used)
-                                        if ex_traced:
-                                            _add_retrace(retraces, ex_traced, sig, reduce_on,
-                                                         call_counter, ex_i)
+                                        if ex_traced or _shared_retrace(
+                                                traced, sig, example, fn, reduce_on,
+                                                relaxed):
+                                            _add_retrace(retraces, ex_traced or traced, sig,
+                                                         reduce_on, call_counter, ex_i)
                                         ex_traced.append(sig)
                                     last_args = used
                                 res.pop("_retrace_warnings", None)
@@ -324,7 +325,7 @@ def observe(
                     reason=f"ran out of memory (stopped at once): {e}")
     suggestion = retrace.suggest_signature(traced) if retraces else None
     record["traces"] = {
-        "count": trace_count,
+        "count": (1 + len(retraces)) if traced else 0,
         "retraces": retraces,
         "warnings": retrace_warnings,
         "graph_nodes": _graph_nodes(first_fn, last_args),
@@ -332,6 +333,24 @@ def observe(
         "suggested_signature": suggestion,
     }
     return record
+
+
+def _shared_retrace(earlier: list[dict[str, Any]], sig: dict[str, Any], example: Example,
+                    fn: Any, reduce_on: bool, relaxed: list[bool]) -> bool:
+    """Would one tf.function, called with every example in turn, trace again here? Each
+    example runs on its own clone, so this is judged from the tracing keys: synthesized
+    examples and functions with an input_signature never count; with reduce_retracing only
+    the first shape change does (TensorFlow then traces a shape-relaxed graph)."""
+    if not earlier or example.synthesized or getattr(fn, "input_signature", None) is not None:
+        return False
+    _closest, changes = retrace.explain(earlier, sig, reduce_on)
+    if not changes or changes[0].path == "(no argument)":
+        return False
+    if reduce_on and all(c.change.startswith("shape") for c in changes):
+        if relaxed[0]:
+            return False
+        relaxed[0] = True
+    return True
 
 
 def _add_retrace(retraces: list[dict[str, Any]], earlier: list[dict[str, Any]],

@@ -91,7 +91,7 @@ def _short(d: Any) -> str:
     if kind == "sequence":
         return f"{d[1]} of {len(d[2])}"
     if kind == "mapping":
-        return f"dict with keys {[k for k, _ in d[2]]}"
+        return f"dict with keys {', '.join(k for k, _ in d[2]) or '(none)'}"
     if kind == "fields":
         return f"{d[1]}(...)"
     return f"a {d[1]} object"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -95,14 +96,20 @@ def run_child(spec: dict[str, Any], opts: Options, progress: Progress | None = N
             timed_out = False
             offset = 0
             events: list[dict[str, Any]] = []
+            # the time limit is per function: it restarts whenever the child reports
+            # progress (discovered the functions, started or finished one)
+            clock = start
             while True:
                 try:
                     proc.wait(timeout=0.2)
                     break
                 except subprocess.TimeoutExpired:
                     pass
+                seen = len(events)
                 offset = _read_events(events_path, offset, events, progress)
-                if time.monotonic() - start > opts.timeout:
+                if len(events) > seen:
+                    clock = time.monotonic()
+                if time.monotonic() - clock > opts.timeout:
                     timed_out = True
                     _kill_group(proc)
                     break
@@ -151,8 +158,8 @@ def _death(run: ChildRun, opts: Options) -> tuple[str, str]:
     if run.timed_out:
         return "timeout", f"did not finish within {opts.timeout:g}s (killed)"
     rc = run.returncode
-    tail = run.stderr_tail.strip().splitlines()
-    last = tail[-1] if tail else ""
+    tail = [ln for ln in run.stderr_tail.strip().splitlines() if not _framework_noise(ln)]
+    last = tail[-1].strip()[:300] if tail else ""
     if rc is not None and rc < 0:
         try:
             name = signal.Signals(-rc).name
@@ -163,6 +170,17 @@ def _death(run: ChildRun, opts: Options) -> tuple[str, str]:
         return "error", "ran out of memory (MemoryError under the child's address-space limit)"
     return "error", f"the interpreter exited with status {rc} while running user code" + (
         f": {last}" if last else "")
+
+
+_NOISE = re.compile(
+    r"^\s*([IWEF]\d{4} |\d{4}-\d\d-\d\d[ T]\d\d:\d\d|WARNING: All log messages|"
+    r"To enable the following instructions|This TensorFlow binary|oneDNN custom operations|"
+    r"WARNING:absl:|I tensorflow|W tensorflow|E tensorflow)")
+
+
+def _framework_noise(line: str) -> bool:
+    """TensorFlow's start-up banner and C++ log lines: not the reason a child died."""
+    return not line.strip() or bool(_NOISE.match(line)) or "cpu_feature_guard" in line
 
 
 def verify_target(target: str, opts: Options, progress: Progress | None = None
@@ -180,7 +198,9 @@ def verify_target(target: str, opts: Options, progress: Progress | None = None
     order: list[str] = []
     uses_tf_data = False
     failures: list[FunctionResult] = []
-    for _attempt in range(MAX_RESTARTS + 1):
+    attempts = 0
+    while True:
+        attempts += 1
         spec = dict(base_spec, exclude=list(records))
         run = run_child(spec, opts, progress)
         current = None
@@ -226,6 +246,12 @@ def verify_target(target: str, opts: Options, progress: Progress | None = None
         records[current] = {"name": current, "status": status, "reason": reason,
                             "file": module_part}
         if all(n in records for n in order):
+            break
+        if attempts > len(order) + MAX_RESTARTS:  # no progress: never drop a function
+            for n in order:
+                records.setdefault(n, {"name": n, "status": "error", "file": module_part,
+                                       "reason": f"not verified: the child process kept "
+                                       f"dying ({reason})"})
             break
     if uses_tf_data and records:
         _replace_eager_with_debug_mode(base_spec, opts, records, progress)

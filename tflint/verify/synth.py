@@ -163,6 +163,8 @@ def parameters(py_function: Any, bound: bool) -> list[Param]:
         kind, optional = _annotation_kind(p.annotation)
         has_default = p.default is not inspect.Parameter.empty
         d = p.default if has_default else None
+        if kind is None and p.annotation is not inspect.Parameter.empty:
+            kind = "opaque"  # a type we cannot make a value of (a user class, a Callable)
         if kind is None:
             if has_default and isinstance(d, bool):
                 kind = "bool"
@@ -241,16 +243,25 @@ def from_parameters(py_function: Any, bound: bool) -> list[Synthesized]:
     arguments cycling through the value profiles."""
     params = parameters(py_function, bound)
     nums, strs = code_constants(py_function)
-    if any(p.kind == "opaque" and not p.has_default for p in params):
-        raise SynthError("an argument of unknown type")
+    for p in params:
+        if p.kind == "opaque" and not p.has_default:
+            raise SynthError(f"no value can be made for `{p.name}`")
     choices = {p.name: _alternatives(p, nums, strs) for p in params if p.kind != "tensor"}
     for p in params:
         if p.kind != "tensor" and not choices[p.name] and not p.has_default:
             raise SynthError(f"no value to try for `{p.name}`")
+    # round robin over the parameters, flags first: every parameter gets its first other
+    # value (training=True, the False branch, the compared string) before any gets a second
+    rank = {"bool": 0, "str": 1}
+    ordered = sorted((p for p in params if len(choices.get(p.name, [])) > 1),
+                     key=lambda p: rank.get(p.kind, 2))
     variants: list[dict[str, Any]] = [{}]
-    for p in params:
-        for v in choices.get(p.name, [])[1:]:
-            variants.append({p.name: v})
+    depth = 1
+    while any(len(choices[p.name]) > depth for p in ordered):
+        for p in ordered:
+            if len(choices[p.name]) > depth:
+                variants.append({p.name: choices[p.name][depth]})
+        depth += 1
     tensor_params = [p for p in params if p.kind == "tensor"]
     while tensor_params and len(variants) < len(PROFILES):
         variants.append({})
