@@ -59,6 +59,9 @@ def main(argv: list[str]) -> int:
             tf.data.experimental.enable_debug_mode()
         # the same inputs and seeds must give the same values in every mode
         tf.config.experimental.enable_op_determinism()
+        # GPUs run float32 matmuls and convolutions in TF32 by default (10-bit mantissa):
+        # devices are compared at float32 precision, so it is off
+        tf.config.experimental.enable_tensor_float_32_execution(False)
         from tflint.verify import discover, replay
     except BaseException as e:  # TensorFlow missing or broken: the parent reports it
         _emit(events, {"event": "fatal", "stage": "tensorflow", "error": _fmt(e)})

@@ -332,6 +332,7 @@ def build_result(obs: dict[str, Any], tol: Tolerances | None = None) -> Function
         hints=list(obs.get("hints", [])),
         tried=[ex.get("label", "") for ex in examples],
         exception_text=obs.get("exception_text", ""),
+        related=list(obs.get("related", [])),
     )
     if base.status in ("skipped", "error", "timeout"):
         return base
@@ -451,7 +452,8 @@ def _divergence(path: str, reason: str, a: Enc | None, b: Enc | None, ex_i: int,
     for i, (cg, ce) in enumerate(zip(g, e)):
         per_call.append({"call": i + 1, "eager": _display(_at(ce, path)),
                          "graph": _display(_at(cg, path)),
-                         "differs": any(p == path for p, *_ in call_diffs(ce, cg, tol, mask))})
+                         "differs": any(p == path or p.startswith(path) or path.startswith(p)
+                                        for p, *_ in call_diffs(ce, cg, tol, mask))})
     detail = reason
     if path == "exception":
         full_e = _exc_text(e[call_i])

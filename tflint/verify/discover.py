@@ -139,6 +139,39 @@ def _uses_tf_data(module: types.ModuleType) -> bool:
     return False
 
 
+def helpers_of(py_function: Any, depth: int = 2) -> list[dict[str, Any]]:
+    """The user functions ``py_function`` names (helpers, in this module or another user
+    module), two calls deep: a static finding in one of them explains a divergence."""
+    from tflint.verify.state import code_names
+
+    out: list[dict[str, Any]] = []
+    seen = {id(py_function)}
+    frontier = [py_function]
+    for _ in range(depth):
+        nxt = []
+        for fn in frontier:
+            names, _free = code_names(fn)
+            g = getattr(fn, "__globals__", {}) or {}
+            for name in sorted(names):
+                value = g.get(name)
+                if is_tf_function(value):
+                    value = unwrap_function(value)[1]
+                if isinstance(value, types.ModuleType):
+                    continue
+                if not isinstance(value, types.FunctionType) or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                if not _is_user_module(sys.modules.get(value.__module__ or "")):
+                    continue
+                file, line, end = _source_span(value)
+                if file and line:
+                    out.append({"name": value.__qualname__, "file": file, "line": line,
+                                "end_line": end})
+                    nxt.append(value)
+        frontier = nxt
+    return out
+
+
 def normalize_examples(spec: Any, name: str) -> list[Example]:
     """Turn a user's example declaration into :class:`Example` objects (see module doc)."""
     if spec is None:
@@ -153,8 +186,18 @@ def normalize_examples(spec: Any, name: str) -> list[Example]:
             out.append(Example(f"example {i + 1} (callable)", _calling(item, name),
                                static=False, factory=item))
         else:
-            out.append(Example(f"example {i + 1}", _constant(_as_args(item, name))))
+            args = _as_args(item, name)
+            out.append(Example(f"example {i + 1}: {_show_args(args)}", _constant(args)))
     return out
+
+
+def _show_args(args: Args) -> str:
+    from tflint.verify.encode import encode, show
+
+    parts = [show(encode(a), 60) for a in args[0]]
+    parts += [f"{k}={show(encode(v), 40)}" for k, v in args[1].items()]
+    text = ", ".join(parts)
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _constant(args: Args) -> Callable[[], Args]:
@@ -312,6 +355,11 @@ def discover(module: types.ModuleType, only: str | None = None) -> list[Candidat
                     _prepare_keras(value)
                     found.append(cand)
                     classes_with_instances.add(cls)
+    for cand in found:
+        try:
+            cand.related = helpers_of(cand.py_function)
+        except Exception:
+            cand.related = []
     for name, value in names:
         if isinstance(value, type) and value.__module__ == module.__name__ and \
                 value not in classes_with_instances:

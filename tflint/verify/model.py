@@ -114,6 +114,9 @@ class FunctionResult:
     not_proven: bool = False
     #: the full text of the exception behind an ``error`` status
     exception_text: str = ""
+    #: user helpers the function calls (name, file, line, end_line): their static findings
+    #: explain a divergence too
+    related: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -145,6 +148,7 @@ class FunctionResult:
             random_by_design=list(d.get("random_by_design", [])),
             not_proven=bool(d.get("not_proven", False)),
             exception_text=d.get("exception_text", ""),
+            related=list(d.get("related", [])),
         )
 
 

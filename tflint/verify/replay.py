@@ -71,6 +71,9 @@ class Example:
     synthesized: bool = False
     #: the user's callable behind ``make`` (its state is restored between modes)
     factory: Any = None
+    #: fingerprint of the recorded starting state (pytest plugin), to pair observations
+    #: made in another process only when they start from the same state
+    state_key: str = ""
 
 
 @dataclass
@@ -88,6 +91,8 @@ class Candidate:
     inputs: str = ""
     skip_reason: str = ""
     uses_tf_data: bool = False
+    #: user helpers the function calls (for static findings outside its own lines)
+    related: list[dict[str, Any]] = field(default_factory=list)
 
 
 def seed_all(seed: int, tf_seed: int | None = None) -> None:
@@ -245,6 +250,7 @@ def observe(
         "devices": devices,
         "examples": [],
         "uses_tf_data": cand.uses_tf_data,
+        "related": cand.related,
     }
     traced: list[dict[str, Any]] = []
     retraces: list[dict[str, Any]] = []
@@ -270,6 +276,7 @@ def observe(
             f_tracker, f_base = _factory_tracker(example)
             ex_rec: dict[str, Any] = {"label": example.label,
                                       "synthesized": example.synthesized,
+                                      "state_key": example.state_key,
                                       "modes": {m: {} for m in modes}}
             ex_traced: list[dict[str, Any]] = []
             for d_i, dev in enumerate(devices):

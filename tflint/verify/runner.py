@@ -292,6 +292,21 @@ def _target_result(target: str, module_part: str, status: str, reason: str) -> F
                           reason=reason)
 
 
+def _failed_tests(junit: str) -> list[str]:
+    """Names of the failed or erroring tests in a JUnit XML file (empty when absent)."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(junit).getroot()
+    except (OSError, ET.ParseError):
+        return []
+    out = []
+    for case in root.iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            out.append(f"{case.get('classname', '')}::{case.get('name', '')}")
+    return out
+
+
 def pytest_target(path: str, opts: Options, extra_args: list[str] | None = None
                   ) -> list[FunctionResult]:
     """``tflint verify tests/``: run the user's test suite under ``--tflint-verify``."""
@@ -300,9 +315,11 @@ def pytest_target(path: str, opts: Options, extra_args: list[str] | None = None
     workdir = tempfile.mkdtemp(prefix="tflint-verify-")
     try:
         report = os.path.join(workdir, "report.json")
+        junit = os.path.join(workdir, "tests.xml")
         cmd = [opts.python, "-m", "pytest", path, "--tflint-verify",
                "--tflint-verify-report-json", report, "--tflint-verify-calls", str(opts.calls),
-               "-p", "no:cacheprovider", "-q"]
+               "--tflint-verify-rtol-scale", str(opts.tolerances.scale),
+               "--junit-xml", junit, "-p", "no:cacheprovider", "-q"]
         names = {ep.name for ep in metadata.entry_points(group="pytest11")}
         if "tflint" not in names:
             cmd[3:3] = ["-p", "tflint.pytest_plugin"]
@@ -318,13 +335,22 @@ def pytest_target(path: str, opts: Options, extra_args: list[str] | None = None
         except subprocess.TimeoutExpired:
             return [_target_result(path, path, "timeout",
                                    f"the test suite did not finish within {opts.timeout:g}s")]
+        output = proc.stdout.decode("utf-8", "replace")
+        if proc.returncode == 4 and "no device" in output:
+            line = next(ln for ln in output.splitlines() if "no device" in ln)
+            raise UsageError(line.split("tflint verify: ", 1)[-1].strip())
         results: list[FunctionResult] = []
         if os.path.exists(report):
             with open(report, encoding="utf-8") as f:
                 results = [FunctionResult.from_dict(d) for d in json.load(f)]
-        divergent = any(r.status == "divergent" for r in results)
-        if proc.returncode not in (0, 5) and not (proc.returncode == 1 and divergent):
-            tail = proc.stdout.decode("utf-8", "replace").strip().splitlines()[-3:]
+        failed = _failed_tests(junit)
+        if failed:  # a divergence never hides a failing test
+            results.append(_target_result(
+                path, path, "error", f"{len(failed)} test(s) failed: " + ", ".join(failed[:5])
+                + (" ..." if len(failed) > 5 else "")))
+        elif proc.returncode not in (0, 1, 5) or (proc.returncode == 1 and not any(
+                r.status in ("divergent", "error", "timeout") for r in results)):
+            tail = [ln for ln in output.strip().splitlines() if not _framework_noise(ln)][-3:]
             results.append(_target_result(
                 path, path, "error",
                 f"pytest exited with status {proc.returncode}: " + " | ".join(tail)))
