@@ -82,8 +82,10 @@ def from_signature(signature: Any) -> list[tuple[str, tuple[Any, ...]]]:
     for spec in specs:
         if not isinstance(spec, tf.TensorSpec):
             raise SynthError(f"cannot synthesize a {type(spec).__name__} from input_signature")
+    if not specs:
+        return [("no arguments", ())]
     unknown = has_unknown_dims(signature)
-    out = []
+    out: list[tuple[str, tuple[Any, ...]]] = []
     for k, profile in enumerate(PROFILES):
         size = 2 + k % 2 if unknown else 2
         made = []
@@ -95,7 +97,8 @@ def from_signature(signature: Any) -> list[tuple[str, tuple[Any, ...]]]:
             made.append(tensor_values(spec.dtype, _spec_dims(spec, size), profile, flag))
         args = tf.nest.pack_sequence_as(list(signature), made)
         label = ", ".join(_describe(v, profile) for v in made)
-        out.append((label, tuple(args)))
+        if all(label != seen for seen, _ in out):  # strings only, say: no second profile
+            out.append((label, tuple(args)))
     return out
 
 
