@@ -99,7 +99,8 @@ def test_synthesize_from_input_signature() -> None:
     assert (floats[2] < 0).any() and (floats[2] > 0).any() and (floats[3] == 0).all()
     assert all(args[1].numpy() != 0 for _l, args in exs[:3])  # ints that are not zero
     scalar_bool = synth.from_signature([tf.TensorSpec([], tf.bool)])
-    assert [bool(a[0].numpy()) for _l, a in scalar_bool] == [True, False, True, False]
+    # both values; the value profiles say nothing more about a bool: no duplicates
+    assert [bool(a[0].numpy()) for _l, a in scalar_bool] == [True, False]
     assert "positive" in exs[0][0] and "float32[2x3]" in exs[0][0]
 
 
