@@ -290,7 +290,8 @@ def from_parameters(py_function: Any, bound: bool) -> list[Synthesized]:
                 args.append(value)
             else:
                 kwargs[p.name] = value
-        out.append((", ".join(parts) or "defaults", tuple(args), kwargs))
+        out.append((", ".join(parts) or ("defaults" if params else "no arguments"),
+                    tuple(args), kwargs))
     return out
 
 
