@@ -48,9 +48,10 @@ class Figures:
 
     def lines(self) -> list[str]:
         nb = len(self.bugs)
+        share = 100 * len(self.proven) / max(nb, 1)
         return [
             f"cases: {nb} divergent, {len(self.correct)} correct",
-            f"divergent proven: {len(self.proven)}/{nb} ({100 * len(self.proven) / max(nb, 1):.0f}%)",
+            f"divergent proven: {len(self.proven)}/{nb} ({share:.0f}%)",
             f"false alarms: {len(self.false_alarms)} {self.false_alarms}",
             f"wrong nondeterministic labels: {len(self.wrong_nondeterministic)} "
             f"{self.wrong_nondeterministic}",

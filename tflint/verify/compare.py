@@ -282,13 +282,6 @@ def nondeterministic_mask(
     return out
 
 
-def nondeterministic_paths(
-    runs: list[list[dict[str, Any]]], other: list[list[dict[str, Any]]], tol: Tolerances
-) -> set[str]:
-    """Paths that differ between two runs made from the same seed and state."""
-    return set(nondeterministic_mask(runs, other, tol))
-
-
 def _describe_mask(mask: Mask) -> list[str]:
     out = []
     for p in sorted(mask):

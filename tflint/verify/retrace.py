@@ -208,7 +208,7 @@ def suggest_signature(traces: list[dict[str, Any]]) -> str | None:
             return None
         dims = [dim if all(d[2][i] == dim for d in ds) else None
                 for i, dim in enumerate(ds[0][2])]
-        specs.append(f"tf.TensorSpec({dims}, tf.{ds[0][1]})".replace("None", "None"))
+        specs.append(f"tf.TensorSpec({dims}, tf.{ds[0][1]})")
     return "input_signature=[" + ", ".join(specs) + "]"
 
 
