@@ -1,5 +1,6 @@
 """What does ``pytest --tflint-verify`` cost? Runs a small TensorFlow test suite plainly and
-under the verifier and prints the ratio of wall-clock times (goal: at most 3).
+under the verifier and prints the ratio of wall-clock times (goal: at most 2 for the test
+phase, start-up excluded).
 
     python benchmarks/verify_cost.py [--repeat N]
 
@@ -145,9 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"start-up (python + pytest + collection, no test run): {startup:6.2f} s")
     print(f"plain pytest:                                          {plain:6.2f} s")
     print(f"pytest --tflint-verify:                                {verified:6.2f} s")
-    print(f"ratio (total wall clock):                              {ratio:6.2f}x  (goal <= 3)")
-    print(f"ratio (test phase, start-up excluded):                 {phase:6.2f}x")
-    return 0 if ratio <= 3 else 1
+    print(f"ratio (total wall clock):                              {ratio:6.2f}x")
+    print(f"ratio (test phase, start-up excluded):                 {phase:6.2f}x  (goal <= 2)")
+    return 0 if phase <= 2 else 1
 
 
 if __name__ == "__main__":

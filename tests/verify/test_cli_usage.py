@@ -75,3 +75,26 @@ def test_without_tensorflow_one_clear_message_and_exit_2(
     err = capsys.readouterr().err
     assert "TensorFlow is not installed" in err and "tflint[verify]" in err
     assert len(err.strip().splitlines()) == 1 and not started
+
+
+def test_a_device_that_does_not_exist_exits_2(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tensorflow")
+    (tmp_path / "m.py").write_text("import tensorflow as tf\n\n@tf.function\ndef f():\n"
+                                   "    return tf.constant(1)\n")
+    # two logical CPUs exist; GPU:0 and CPU:2 do not (no silent fallback to the CPU)
+    assert main([str(tmp_path / "m.py"), "--logical-cpus", "2", "--devices",
+                 "CPU:1,GPU:0", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "no device 'GPU:0'" in err and "CPU:1" in err
+
+
+def test_select_devices() -> None:
+    from tflint.verify._child import select_devices
+
+    have = ["/job:localhost/replica:0/task:0/device:CPU:0",
+            "/job:localhost/replica:0/task:0/device:CPU:1"]
+    assert select_devices(have, None) == have
+    assert select_devices(have, ["cpu:1"]) == have[1:]
+    with pytest.raises(ValueError, match="GPU:0"):
+        select_devices(have, ["CPU:0", "GPU:0"])

@@ -78,16 +78,67 @@ def test_graph_vs_itself_difference_is_nondeterministic_not_divergent() -> None:
     eager = [call(t([0.4])), call(t([0.5])), call(t([0.6]))]
     r = build_result(record(graph, eager, graph2=graph2))
     assert r.status == "nondeterministic"
-    assert r.nondeterministic == ["return"]
+    assert r.nondeterministic == ["return (element 0)"]
 
 
-def test_outputs_that_follow_the_tf_seed_are_not_divergent() -> None:
+def test_outputs_that_follow_the_tf_seed_are_excluded_but_not_nondeterministic() -> None:
     graph = [call(t([0.1])), call(t([0.2])), call(t([0.3]))]
     eager = [call(t([0.4])), call(t([0.5])), call(t([0.6]))]
-    eager2 = [call(t([0.9])), call(t([0.8])), call(t([0.7]))]
-    r = build_result(record(graph, eager, eager2=eager2))
-    assert r.status == "nondeterministic"
-    assert "TensorFlow random seed" in r.nondeterministic[0]
+    reseeded = [call(t([0.9])), call(t([0.8])), call(t([0.7]))]
+    rec = record(graph, eager)
+    rec["examples"][0]["modes"]["eager_reseed"]["CPU:0"] = reseeded
+    r = build_result(rec)
+    assert r.status == "ok" and r.nondeterministic == []
+    assert r.random_by_design == ["return (element 0)"]
+
+
+def test_nondeterminism_is_excluded_per_element_not_per_output() -> None:
+    # element 0 follows the TensorFlow seed; element 1 is frozen in the graph
+    graph = [call(t([0.1, 5.0])), call(t([0.2, 5.0])), call(t([0.3, 5.0]))]
+    eager = [call(t([0.4, 5.0])), call(t([0.5, 6.0])), call(t([0.6, 7.0]))]
+    reseeded = [call(t([0.9, 5.0])), call(t([0.8, 6.0])), call(t([0.7, 7.0]))]
+    rec = record(graph, eager)
+    rec["examples"][0]["modes"]["eager_reseed"]["CPU:0"] = reseeded
+    r = build_result(rec)
+    assert r.status == "divergent"
+    d = r.divergences[0]
+    assert (d.path, d.call) == ("return", 2) and "flat index 1" in d.detail
+    # every call's values are shown, eager and graph side by side
+    assert [c["differs"] for c in d.calls] == [False, True, True]
+    assert "7" in d.calls[2]["eager"] and "5" in d.calls[2]["graph"]
+
+
+def test_only_two_eager_runs_that_differ_make_a_nondeterministic_label() -> None:
+    same = [call(t([1.0])) for _ in range(3)]
+    eager2 = [call(t([1.0])), call(t([2.0])), call(t([1.0]))]
+    rec = record(same, same)
+    rec["examples"][0]["modes"]["eager2"] = {"CPU:0": eager2}
+    r = build_result(rec)
+    assert r.status == "nondeterministic" and r.nondeterministic == ["return (element 0)"]
+
+
+def test_synthesized_inputs_the_function_rejects_are_left_out() -> None:
+    bad = [call(None, exc={"type": "InvalidArgumentError", "msg": "shape"}) for _ in range(3)]
+    good = [call(t([1.0])) for _ in range(3)]
+    rec = record(good, good)
+    rec["examples"].append({"label": "x=float32[3] negative", "synthesized": True,
+                            "modes": {"graph": {"CPU:0": bad}, "eager": {"CPU:0": bad}}})
+    r = build_result(rec)
+    assert r.status == "ok" and any("left out" in h for h in r.hints)
+    rec["examples"] = rec["examples"][1:]
+    r = build_result(rec)
+    assert r.status == "skipped" and "InvalidArgumentError" in r.reason
+
+
+def test_device_tolerance_is_capped_per_dtype() -> None:
+    tol = Tolerances()
+    assert tol.loosened().get("bfloat16")[0] <= 0.05  # 100 x 1e-2 would check nothing
+    assert tol.loosened().get("float16")[0] <= 0.01
+    assert tol.loosened().get("float32")[0] > tol.get("float32")[0]
+    ref = [call(t([1.0], "bfloat16")) for _ in range(3)]
+    other = [call(t([1.5], "bfloat16")) for _ in range(3)]
+    r = build_result(record(ref, ref, devices={"CPU:1": other}))
+    assert r.status == "divergent" and r.divergences[0].kind == "device"
 
 
 def test_exception_in_one_mode_only() -> None:

@@ -116,15 +116,17 @@ def test_clean_functions_pass_on_every_device(run: dict[str, Any]) -> None:
 
 def test_input_signature_with_unknown_dims_gives_two_sizes(run: dict[str, Any]) -> None:
     r = run["by_name"]["running_mean.update"]
-    assert r["inputs"] == "input_signature" and r["examples"] == 2
+    assert r["inputs"] == "input_signature" and r["examples"] == 4
+    assert {t.split()[0] for t in r["tried"]} == {"float32[2]", "float32[3]"}
     assert r["traces"]["count"] == 1  # the signature covers both sizes
 
 
 def test_retraces_are_explained(run: dict[str, Any]) -> None:
     tr = run["by_name"]["scale_by"]["traces"]
     assert tr["count"] == 4
-    changes = [(x["argument"], x["change"].split()[0]) for x in tr["retraces"]]
+    changes = [(x["argument"], x["changes"][0]["change"].split()[0]) for x in tr["retraces"]]
     assert changes == [("factor", "Python"), ("x", "dtype"), ("x", "shape")]
+    assert tr["retraces"][1]["change"] == "x: dtype float32 -> int32"
     assert "tf.constant" in tr["retraces"][0]["fix"]
     assert "reduce_retracing" in tr["retraces"][2]["fix"]
 

@@ -57,6 +57,11 @@ def main(argv: list[str]) -> int:
                 cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(n)])
         if spec.get("mode") == "eager-data":
             tf.data.experimental.enable_debug_mode()
+        # the same inputs and seeds must give the same values in every mode
+        tf.config.experimental.enable_op_determinism()
+        # GPUs run float32 matmuls and convolutions in TF32 by default (10-bit mantissa):
+        # devices are compared at float32 precision, so it is off
+        tf.config.experimental.enable_tensor_float_32_execution(False)
         from tflint.verify import discover, replay
     except BaseException as e:  # TensorFlow missing or broken: the parent reports it
         _emit(events, {"event": "fatal", "stage": "tensorflow", "error": _fmt(e)})
@@ -70,14 +75,17 @@ def main(argv: list[str]) -> int:
                        "traceback": traceback.format_exc()[-4000:]})
         return 4
     all_devices = [d.name for d in tf.config.list_logical_devices()]
-    wanted = spec.get("devices")
-    devices = [d for d in all_devices if not wanted or any(
-        d == w or d.endswith(w) or d.endswith("/device:" + w) for w in wanted)] or all_devices
+    try:
+        devices = select_devices(all_devices, spec.get("devices"))
+    except ValueError as e:
+        _emit(events, {"event": "fatal", "stage": "devices", "error": str(e)})
+        return 2
     exclude = set(spec.get("exclude") or ())
     _emit(events, {"event": "discovered", "functions": [c.name for c in candidates],
                    "uses_tf_data": any(c.uses_tf_data for c in candidates),
                    "devices": devices})
-    modes = ("eager", "eager_reseed") if spec.get("mode") == "eager-data" else replay.MODES
+    modes = tuple(m for m in replay.MODES if m.startswith("eager")) \
+        if spec.get("mode") == "eager-data" else replay.MODES
     for cand in candidates:
         if cand.name in exclude:
             continue
@@ -99,6 +107,22 @@ def main(argv: list[str]) -> int:
     sys.stderr.flush()
     # skip interpreter teardown: TensorFlow's can take seconds and user atexit hooks can hang
     os._exit(0)
+
+
+def select_devices(available: list[str], wanted: list[str] | None) -> list[str]:
+    """The logical devices to run on; a requested device that does not exist is an error
+    (silently running on another device would report a check that was never made)."""
+    if not wanted:
+        return list(available)
+    out = []
+    for w in wanted:
+        found = [d for d in available if d == w or d.endswith("/device:" + w.upper())
+                 or d.upper().endswith(w.upper())]
+        if not found:
+            raise ValueError(f"no device {w!r} on this machine (it has: "
+                             f"{', '.join(d.split('device:')[-1] for d in available)})")
+        out += [d for d in found if d not in out]
+    return out
 
 
 def _fmt(e: BaseException) -> str:

@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("targets", nargs="+", metavar="TARGET")
     p.add_argument("--timeout", type=float, default=runner.DEFAULT_TIMEOUT,
-                   help="seconds per target before its child process is killed "
+                   help="seconds each function (and the import of each target) may take before "
+                   "its child process is killed "
                    "(default: %(default)s)")
     p.add_argument("--calls", type=int, default=3,
                    help="calls per mode and example, at least 3 (default: %(default)s)")
@@ -142,6 +143,9 @@ def main(argv: list[str]) -> int:
     opts.tolerances.scale = args.rtol_scale
     try:
         results = _run(jobs, opts, args)
+    except runner.UsageError as e:
+        print(f"tflint verify: {e}", file=sys.stderr)
+        return 2
     except Exception:
         traceback.print_exc()
         print("tflint verify: internal error", file=sys.stderr)

@@ -33,6 +33,23 @@ DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
 }
 
 
+#: the loosest (rtol, atol) a device-vs-device comparison may use, whatever ``device_scale``
+#: says: 100x bfloat16's tolerance would be 1.0 and check nothing. TF32 is turned off in the
+#: verifier's processes, so float32 kernels on a GPU differ from the CPU's only by the order
+#: of reductions.
+DEVICE_CAPS: dict[str, tuple[float, float]] = {
+    "float16": (1e-2, 1e-2),
+    "bfloat16": (5e-2, 5e-2),
+    "float32": (1e-4, 1e-5),
+    "float64": (1e-8, 1e-10),
+    "complex64": (1e-4, 1e-5),
+    "complex128": (1e-8, 1e-10),
+    "float": (1e-8, 1e-10),
+}
+
+Mask = dict[str, "set[int] | None"]
+
+
 @dataclass
 class Tolerances:
     """Per-dtype tolerances; ``device_scale`` loosens them for device-vs-device checks
@@ -43,6 +60,7 @@ class Tolerances:
     )
     scale: float = 1.0
     device_scale: float = 100.0
+    caps: dict[str, tuple[float, float]] | None = None
 
     def get(self, dtype: str) -> tuple[float, float] | None:
         tol = self.by_dtype.get(dtype)
@@ -50,10 +68,17 @@ class Tolerances:
             tol = self.by_dtype["float32"]
         if tol is None:
             return None
-        return tol[0] * self.scale, tol[1] * self.scale
+        rtol, atol = tol[0] * self.scale, tol[1] * self.scale
+        if self.caps is not None:
+            cap = self.caps.get(dtype) or self.caps.get("float32")
+            if cap is not None:
+                rtol, atol = min(rtol, max(cap[0], tol[0])), min(atol, max(cap[1], tol[1]))
+        return rtol, atol
 
     def loosened(self) -> Tolerances:
-        return Tolerances(dict(self.by_dtype), self.scale * self.device_scale, self.device_scale)
+        """For device against device: ``device_scale`` looser, capped per dtype."""
+        return Tolerances(dict(self.by_dtype), self.scale * self.device_scale,
+                          self.device_scale, dict(DEVICE_CAPS))
 
 
 Diff = tuple[str, str, "Enc | None", "Enc | None"]
@@ -73,8 +98,12 @@ def _close(a: Any, b: Any, tol: tuple[float, float] | None) -> bool:
     return abs(a - b) <= atol + rtol * abs(b)
 
 
-def diffs(a: Enc | None, b: Enc | None, tol: Tolerances, path: str = "") -> Iterator[Diff]:
-    """Yield ``(path, reason, a_part, b_part)`` for every leaf where ``a`` and ``b`` differ."""
+def diffs(a: Enc | None, b: Enc | None, tol: Tolerances, path: str = "",
+          mask: Mask | None = None, collect: Mask | None = None) -> Iterator[Diff]:
+    """Yield ``(path, reason, a_part, b_part)`` for every leaf where ``a`` and ``b`` differ.
+
+    ``mask`` names elements of arrays to leave out (nondeterministic ones); with ``collect``
+    every differing element of an array is added to it (not only the first)."""
     if a is None or b is None:
         if a is not b:
             yield path, "missing on one side", a, b
@@ -86,7 +115,7 @@ def diffs(a: Enc | None, b: Enc | None, tol: Tolerances, path: str = "") -> Iter
         return
     numeric = {"tensor", "ndarray", "variable"}
     if ta in numeric and tb in numeric:
-        yield from _diff_arrays(a, b, tol, path)
+        yield from _diff_arrays(a, b, tol, path, mask, collect)
         return
     if {ta, tb} <= {"int", "float", "bool"} and ta != tb and "bool" not in (ta, tb):
         if not _close(a["v"], b["v"], tol.get("float")):
@@ -106,14 +135,14 @@ def diffs(a: Enc | None, b: Enc | None, tol: Tolerances, path: str = "") -> Iter
             yield path, f"length differs ({a.get('len')} vs {b.get('len')})", a, b
             return
         for i, (x, y) in enumerate(zip(a["items"], b["items"])):
-            yield from diffs(x, y, tol, f"{path}[{i}]")
+            yield from diffs(x, y, tol, f"{path}[{i}]", mask, collect)
     elif ta == "dict":
         ka, kb = set(a["items"]), set(b["items"])
         if a.get("len") != b.get("len") or ka != kb:
             yield path, f"keys differ ({a.get('len')} vs {b.get('len')} entries)", a, b
             return
         for k in sorted(ka):
-            yield from diffs(a["items"][k], b["items"][k], tol, f"{path}[{k}]")
+            yield from diffs(a["items"][k], b["items"][k], tol, f"{path}[{k}]", mask, collect)
     elif ta == "set":
         if a.get("items") != b.get("items") or a.get("len") != b.get("len"):
             yield path, "set contents differ", a, b
@@ -126,14 +155,15 @@ def diffs(a: Enc | None, b: Enc | None, tol: Tolerances, path: str = "") -> Iter
             return
         aa, ab = a.get("attrs", {}), b.get("attrs", {})
         for k in sorted(set(aa) | set(ab)):
-            yield from diffs(aa.get(k), ab.get(k), tol, f"{path}.{k}")
+            yield from diffs(aa.get(k), ab.get(k), tol, f"{path}.{k}", mask, collect)
     elif ta == "ragged":
-        yield from diffs(a.get("v"), b.get("v"), tol, path)
+        yield from diffs(a.get("v"), b.get("v"), tol, path, mask, collect)
     elif a.get("type") != b.get("type"):
         yield path, "type differs", a, b
 
 
-def _diff_arrays(a: Enc, b: Enc, tol: Tolerances, path: str) -> Iterator[Diff]:
+def _diff_arrays(a: Enc, b: Enc, tol: Tolerances, path: str, mask: Mask | None = None,
+                 collect: Mask | None = None) -> Iterator[Diff]:
     if a.get("dtype") != b.get("dtype"):
         yield path, f"dtype differs ({a.get('dtype')} vs {b.get('dtype')})", a, b
         return
@@ -141,12 +171,20 @@ def _diff_arrays(a: Enc, b: Enc, tol: Tolerances, path: str) -> Iterator[Diff]:
         yield path, f"shape differs ({tuple(a['shape'])} vs {tuple(b['shape'])})", a, b
         return
     t = tol.get(str(a.get("dtype")))
+    skip = (mask or {}).get(path) or set()
+    bad: list[int] = []
     for i, (x, y) in enumerate(zip(a.get("v", []), b.get("v", []))):
-        if not _close(x, y, t):
-            where = f" (first at flat index {i})" if a.get("shape") else ""
-            yield path, f"values differ{where}", a, b
-            return
-    if a.get("truncated"):
+        if i not in skip and not _close(x, y, t):
+            bad.append(i)
+            if collect is None:
+                break
+    if bad:
+        if collect is not None and collect.get(path, set()) is not None:
+            collect[path] = (collect.get(path) or set()) | set(bad)
+        where = f" (first at flat index {bad[0]})" if a.get("shape") else ""
+        yield path, f"values differ{where}", a, b
+        return
+    if a.get("truncated") and not skip:
         n = float(a["truncated"])
         loose = (t[0] * 10, t[1] * n) if t else None
         for key in ("sum", "l1"):
@@ -155,17 +193,19 @@ def _diff_arrays(a: Enc, b: Enc, tol: Tolerances, path: str) -> Iterator[Diff]:
                 return
 
 
-def call_diffs(a: dict[str, Any], b: dict[str, Any], tol: Tolerances) -> Iterator[Diff]:
+def call_diffs(a: dict[str, Any], b: dict[str, Any], tol: Tolerances, mask: Mask | None = None,
+               collect: Mask | None = None) -> Iterator[Diff]:
     """Differences between two call records (``a`` is the reference side)."""
     ea, eb = a.get("exc"), b.get("exc")
     if (ea is None) != (eb is None):
         yield "exception", "raised in one mode only", _exc_enc(ea), _exc_enc(eb)
     elif ea is None:
-        yield from diffs(a.get("ret"), b.get("ret"), tol, "return")
+        yield from diffs(a.get("ret"), b.get("ret"), tol, "return", mask, collect)
     for section, label in (("vars", "variable"), ("state", "state")):
         sa, sb = a.get(section, {}), b.get(section, {})
         for name in sorted(set(sa) | set(sb)):
-            yield from diffs(sa.get(name), sb.get(name), tol, f"{label} {name}")
+            yield from diffs(sa.get(name), sb.get(name), tol, f"{label} {name}", mask,
+                             collect)
     if a.get("stdout", 0) != b.get("stdout", 0):
         yield (
             "printed lines",
@@ -209,25 +249,66 @@ def _display(e: Enc | None) -> str:
     return show(e)
 
 
-def _excluded(path: str, nondet: set[str]) -> bool:
-    return any(path == p or path.startswith(p + "[") or path.startswith(p + ".") for p in nondet)
+def _excluded(path: str, mask: Mask) -> bool:
+    """Is the whole of ``path`` nondeterministic (not just some elements of an array)?"""
+    for p, elems in mask.items():
+        if elems is None and (path == p or path.startswith(p + "[") or
+                              path.startswith(p + ".")):
+            return True
+    return False
 
 
-def nondeterministic_paths(
+def _merge(into: Mask, other: Mask) -> None:
+    for p, elems in other.items():
+        if elems is None or into.get(p, set()) is None:
+            into[p] = None
+        else:
+            into[p] = (into.get(p) or set()) | elems
+
+
+def nondeterministic_mask(
     runs: list[list[dict[str, Any]]], other: list[list[dict[str, Any]]], tol: Tolerances
-) -> set[str]:
-    """Paths that differ between two graph runs made from the same seed and state."""
-    out: set[str] = set()
+) -> Mask:
+    """What differs between two runs of one mode from the same seed and state: array
+    elements by index, anything else as a whole path."""
+    out: Mask = {}
     for r1, r2 in zip(runs, other):
         for c1, c2 in zip(r1, r2):
-            for path, _reason, _a, _b in call_diffs(c1, c2, tol):
-                out.add(path)
+            found: Mask = {}
+            for path, _reason, _a, _b in call_diffs(c1, c2, tol, collect=found):
+                if path not in found:
+                    found[path] = None
+            _merge(out, found)
     return out
+
+
+def _describe_mask(mask: Mask) -> list[str]:
+    out = []
+    for p in sorted(mask):
+        elems = mask[p]
+        out.append(p if elems is None else
+                   f"{p} (element{'s' if len(elems) > 1 else ''} "
+                   f"{', '.join(str(i) for i in sorted(elems)[:6])}"
+                   f"{', ...' if len(elems) > 6 else ''})")
+    return out
+
+
+def _rejected(ex: dict[str, Any], devices: list[str]) -> bool:
+    """A synthesized example the function does not accept: every call raised, eagerly and
+    as a graph, with the same exception type."""
+    if not ex.get("synthesized"):
+        return False
+    modes = ex["modes"]
+    calls = [c for m in ("graph", "eager") for d in devices for c in modes.get(m, {}).get(d, [])]
+    if not calls or any(c.get("exc") is None for c in calls):
+        return False
+    return len({c["exc"].get("type") for c in calls}) == 1
 
 
 def build_result(obs: dict[str, Any], tol: Tolerances | None = None) -> FunctionResult:
     """Turn one function's observation record into a :class:`FunctionResult`."""
     tol = tol or Tolerances()
+    examples = obs.get("examples", [])
     base = FunctionResult(
         name=obs["name"],
         file=obs.get("file", ""),
@@ -237,52 +318,55 @@ def build_result(obs: dict[str, Any], tol: Tolerances | None = None) -> Function
         target=obs.get("target", ""),
         reason=obs.get("reason", ""),
         inputs=obs.get("inputs", ""),
-        examples=len(obs.get("examples", [])),
+        examples=len(examples),
         calls=int(obs.get("calls", 0)),
         devices=list(obs.get("devices", [])),
         traces=TraceInfo.from_dict(obs.get("traces")),
         hints=list(obs.get("hints", [])),
+        tried=[ex.get("label", "") for ex in examples],
+        exception_text=obs.get("exception_text", ""),
+        related=list(obs.get("related", [])),
     )
     if base.status in ("skipped", "error", "timeout"):
         return base
     devices = base.devices
     divergences: list[Divergence] = []
-    nondet: set[str] = set()
-    seed_dependent: set[str] = set()
+    # real nondeterminism: two runs of one mode from the same seed differ
+    nondet: Mask = {}
+    # random by design: follows TensorFlow's seed (excluded, not a label)
+    seeded: Mask = {}
+    for ex in examples:
+        modes = ex["modes"]
+        for dev in devices:
+            for m1, m2, into in (("graph", "graph2", nondet), ("eager", "eager2", nondet),
+                                 ("eager", "eager_reseed", seeded)):
+                r1, r2 = modes.get(m1, {}).get(dev, []), modes.get(m2, {}).get(dev, [])
+                if r1 and r2:
+                    _merge(into, nondeterministic_mask([r1], [r2], tol))
+    mask: Mask = {}
+    _merge(mask, nondet)
+    _merge(mask, seeded)
     seen: set[tuple[str, str | None]] = set()
+    judged = [ex for ex in examples if not _rejected(ex, devices)]
+    rejected = len(examples) - len(judged)
     all_raise = True
-    for ex_i, ex in enumerate(obs.get("examples", [])):
+    for ex_i, ex in enumerate(examples):
+        if ex not in judged:
+            continue
         modes = ex["modes"]
         for dev in devices:
             g = modes.get("graph", {}).get(dev, [])
-            g2 = modes.get("graph2", {}).get(dev, [])
             e = modes.get("eager", {}).get(dev, [])
-            e2 = modes.get("eager_reseed", {}).get(dev, [])
-            nd = nondeterministic_paths([g], [g2], tol) if g2 else set()
-            seeded = nondeterministic_paths([e], [e2], tol) if e2 else set()
-            nondet |= nd
-            seed_dependent |= seeded
-            nd = nondet | seeded  # graph2 runs on the first example only
             if any(c.get("exc") is None for c in g + e):
                 all_raise = False
             for call_i, (cg, ce) in enumerate(zip(g, e)):
-                for path, reason, a, b in call_diffs(ce, cg, tol):
+                for path, reason, a, b in call_diffs(ce, cg, tol, mask):
                     key = (path, "leak" if "symbolic graph tensor" in reason else None)
-                    if _excluded(path, nd) or key in seen:
+                    if _excluded(path, mask) or key in seen:
                         continue
                     seen.add(key)
-                    divergences.append(
-                        Divergence(
-                            kind=_kind(path, reason),
-                            path=path,
-                            example=ex_i + 1,
-                            call=call_i + 1,
-                            eager=_display(a),
-                            graph=_display(b),
-                            detail=reason,
-                            device=dev,
-                        )
-                    )
+                    divergences.append(_divergence(path, reason, a, b, ex_i, call_i, dev, g,
+                                                   e, tol, mask))
                 for name, enc in cg.get("state", {}).items():
                     for sub in contains_symbolic(enc):
                         key = (f"state {name}{sub}", "leak")
@@ -302,15 +386,15 @@ def build_result(obs: dict[str, Any], tol: Tolerances | None = None) -> Function
                                 device=dev,
                             )
                         )
-        # devices against the first device, graph mode, looser tolerance
+        # devices against the first device, graph mode, looser (capped) tolerance
         if len(devices) > 1:
             ref = modes.get("graph", {}).get(devices[0], [])
             loose = tol.loosened()
             for dev in devices[1:]:
                 other = modes.get("graph", {}).get(dev, [])
                 for call_i, (c0, c1) in enumerate(zip(ref, other)):
-                    for path, reason, a, b in call_diffs(c0, c1, loose):
-                        if _excluded(path, nondet | seed_dependent) or (path, dev) in seen:
+                    for path, reason, a, b in call_diffs(c0, c1, loose, mask):
+                        if _excluded(path, mask) or (path, dev) in seen:
                             continue
                         if "symbolic graph tensor" in reason:
                             continue
@@ -331,19 +415,74 @@ def build_result(obs: dict[str, Any], tol: Tolerances | None = None) -> Function
     order = {k: i for i, k in enumerate(DIVERGENCE_KINDS)}
     divergences.sort(key=lambda d: (d.example, d.call, order.get(d.kind, 99)))
     base.divergences = divergences[:50]
-    base.nondeterministic = sorted(nondet) + sorted(
-        f"{p} (depends on the TensorFlow random seed)" for p in seed_dependent - nondet)
+    base.nondeterministic = _describe_mask(nondet)
+    base.random_by_design = [p for p in _describe_mask(seeded) if p not in base.nondeterministic]
+    if rejected:
+        base.hints.append(f"{rejected} synthesized example(s) raised in both modes and were "
+                          "left out (inputs the function does not accept)")
     if divergences:
         base.status = "divergent"
-    elif obs.get("examples") and all_raise:
+    elif examples and not judged:
+        base.status = "skipped"
+        base.reason = ("every synthesized input raised, eagerly and as a graph: "
+                       f"{_first_exception(obs)}; declare examples (TFLINT_EXAMPLES)")
+    elif judged and all_raise:
         base.status = "error"
         first = _first_exception(obs)
         base.reason = f"every call raised, eagerly and as a graph: {first}"
-    elif nondet or seed_dependent:
+    elif nondet:
         base.status = "nondeterministic"
     else:
         base.status = "ok"
     return base
+
+
+def _divergence(path: str, reason: str, a: Enc | None, b: Enc | None, ex_i: int, call_i: int,
+                dev: str, g: list[dict[str, Any]], e: list[dict[str, Any]], tol: Tolerances,
+                mask: Mask) -> Divergence:
+    """A divergence with every call's value of ``path`` in both modes."""
+    per_call = []
+    for i, (cg, ce) in enumerate(zip(g, e)):
+        per_call.append({"call": i + 1, "eager": _display(_at(ce, path)),
+                         "graph": _display(_at(cg, path)),
+                         "differs": any(p == path or p.startswith(path) or path.startswith(p)
+                                        for p, *_ in call_diffs(ce, cg, tol, mask))})
+    detail = reason
+    if path == "exception":
+        full_e = _exc_text(e[call_i])
+        full_g = _exc_text(g[call_i])
+        return Divergence(kind="exception", path=path, example=ex_i + 1, call=call_i + 1,
+                          eager=_display(a), graph=_display(b), detail=detail, device=dev,
+                          calls=per_call, eager_full=full_e, graph_full=full_g)
+    return Divergence(kind=_kind(path, reason), path=path, example=ex_i + 1, call=call_i + 1,
+                      eager=_display(a), graph=_display(b), detail=detail, device=dev,
+                      calls=per_call)
+
+
+def _exc_text(call: dict[str, Any]) -> str:
+    exc = call.get("exc")
+    if not exc:
+        return ""
+    return f"{exc.get('type')}: {exc.get('text', exc.get('msg', ''))}"
+
+
+def _at(call: dict[str, Any], path: str) -> Enc | None:
+    """The encoded value at a divergence path (top level of return, variable or state)."""
+    if path == "exception":
+        return _exc_enc(call.get("exc"))
+    if path.startswith("return"):
+        return call.get("ret") if call.get("exc") is None else _exc_enc(call.get("exc"))
+    for section, label in (("vars", "variable "), ("state", "state ")):
+        if path.startswith(label):
+            rest = path[len(label):]
+            for name, enc in call.get(section, {}).items():
+                if rest == name or rest.startswith(name + "[") or rest.startswith(name + "."):
+                    return enc
+    if path == "printed lines":
+        return {"t": "int", "v": call.get("stdout", 0), "first": call.get("stdout_first", "")}
+    if path == "logged records":
+        return {"t": "int", "v": call.get("logs", 0)}
+    return None
 
 
 def _first_exception(obs: dict[str, Any]) -> str:

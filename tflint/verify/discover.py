@@ -31,9 +31,9 @@ import sys
 import types
 from typing import Any, Callable
 
-import numpy as np
 import tensorflow as tf
 
+from tflint.verify import synth
 from tflint.verify.replay import Args, Candidate, Example
 from tflint.verify.state import unwrap_function
 from tflint.verify.targets import split_target  # noqa: F401  (re-exported)
@@ -101,14 +101,75 @@ def _source_span(fn: Any) -> tuple[str, int, int | None]:
         return getattr(getattr(fn, "__code__", None), "co_filename", ""), 0, None
 
 
-def _uses_tf_data(module: types.ModuleType) -> bool:
-    """Whether the module builds tf.data pipelines: then its eager mode must run in a process
-    with ``tf.data.experimental.enable_debug_mode()`` (process-global, set before building)."""
+def _mentions_tf_data(module: types.ModuleType) -> bool:
     try:
         src = inspect.getsource(module)
     except (OSError, TypeError):
         return False
     return "tf.data" in src or "Dataset" in src
+
+
+def _is_user_module(module: Any) -> bool:
+    """A module of the user's code: a source file outside the interpreter's installation."""
+    file = getattr(module, "__file__", None)
+    if not isinstance(module, types.ModuleType) or not file:
+        return False
+    file = os.path.abspath(file)
+    roots = {os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return not any(file.startswith(r + os.sep) for r in roots) and \
+        "site-packages" not in file and "dist-packages" not in file
+
+
+def _uses_tf_data(module: types.ModuleType) -> bool:
+    """Whether the module, or a user module it imports from, builds tf.data pipelines: then
+    its eager mode must run in a process with ``tf.data.experimental.enable_debug_mode()``
+    (process-global, set before building). Helpers count: a dataset built by
+    ``pipelines.make()`` is as much a tf.data pipeline as one built here."""
+    if _mentions_tf_data(module):
+        return True
+    seen = {id(module)}
+    for value in list(vars(module).values()):
+        other = value if isinstance(value, types.ModuleType) else \
+            sys.modules.get(getattr(value, "__module__", "") or "")
+        if other is None or id(other) in seen or not _is_user_module(other):
+            continue
+        seen.add(id(other))
+        if _mentions_tf_data(other):
+            return True
+    return False
+
+
+def helpers_of(py_function: Any, depth: int = 2) -> list[dict[str, Any]]:
+    """The user functions ``py_function`` names (helpers, in this module or another user
+    module), two calls deep: a static finding in one of them explains a divergence."""
+    from tflint.verify.state import code_names
+
+    out: list[dict[str, Any]] = []
+    seen = {id(py_function)}
+    frontier = [py_function]
+    for _ in range(depth):
+        nxt = []
+        for fn in frontier:
+            names, _free = code_names(fn)
+            g = getattr(fn, "__globals__", {}) or {}
+            for name in sorted(names):
+                value = g.get(name)
+                if is_tf_function(value):
+                    value = unwrap_function(value)[1]
+                if isinstance(value, types.ModuleType):
+                    continue
+                if not isinstance(value, types.FunctionType) or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                if not _is_user_module(sys.modules.get(value.__module__ or "")):
+                    continue
+                file, line, end = _source_span(value)
+                if file and line:
+                    out.append({"name": value.__qualname__, "file": file, "line": line,
+                                "end_line": end})
+                    nxt.append(value)
+        frontier = nxt
+    return out
 
 
 def normalize_examples(spec: Any, name: str) -> list[Example]:
@@ -123,10 +184,20 @@ def normalize_examples(spec: Any, name: str) -> list[Example]:
     for i, item in enumerate(spec):
         if callable(item) and not is_tf_function(item):
             out.append(Example(f"example {i + 1} (callable)", _calling(item, name),
-                               static=False))
+                               static=False, factory=item))
         else:
-            out.append(Example(f"example {i + 1}", _constant(_as_args(item, name))))
+            args = _as_args(item, name)
+            out.append(Example(f"example {i + 1}: {_show_args(args)}", _constant(args)))
     return out
+
+
+def _show_args(args: Args) -> str:
+    from tflint.verify.encode import encode, show
+
+    parts = [show(encode(a), 60) for a in args[0]]
+    parts += [f"{k}={show(encode(v), 40)}" for k, v in args[1].items()]
+    text = ", ".join(parts)
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _constant(args: Args) -> Callable[[], Args]:
@@ -176,40 +247,6 @@ def _as_args(item: Any, name: str) -> Args:
     return (item,), {}
 
 
-def synthesize(signature: Any, size: int) -> tuple[Any, ...]:
-    """Deterministic tensors for an ``input_signature``; unknown dims get ``size``."""
-    def make(spec: Any) -> Any:
-        if not isinstance(spec, tf.TensorSpec):
-            raise TargetError(f"cannot synthesize a {type(spec).__name__} from input_signature")
-        dims = [size] if spec.shape.rank is None else [
-            size if d is None else d for d in spec.shape.as_list()]
-        n = int(np.prod(dims)) if dims else 1
-        dt = spec.dtype
-        base: Any = np.arange(n).reshape(dims)
-        vals: Any
-        if dt.is_floating or dt.is_complex:
-            vals = (base % 7) * 0.25 - 0.5
-        elif dt == tf.bool:
-            vals = base % 2 == 0
-        elif dt == tf.string:
-            vals = np.array([f"s{i}".encode() for i in range(n)], dtype=object).reshape(dims)
-        elif dt.is_integer:
-            vals = base % 5
-        else:
-            raise TargetError(f"cannot synthesize dtype {dt.name}")
-        return tf.constant(vals, dtype=dt)
-
-    return tuple(tf.nest.map_structure(make, list(signature), expand_composites=False))
-
-
-def _has_unknown_dims(signature: Any) -> bool:
-    for spec in tf.nest.flatten(list(signature)):
-        shape = getattr(spec, "shape", None)
-        if shape is not None and (shape.rank is None or None in shape.as_list()):
-            return True
-    return False
-
-
 def _required_params(py_function: Any, bound: bool) -> list[str]:
     try:
         params = list(inspect.signature(py_function).parameters.values())
@@ -230,27 +267,26 @@ def _inputs_for(cand: Candidate, fn: Any, declared: Any) -> None:
     signature = getattr(fn, "input_signature", None) if fn is not None else None
     if signature is not None:
         try:
-            sizes = (2, 3) if _has_unknown_dims(signature) else (2,)
-            cand.examples = []
-            for size in sizes:
-                args = synthesize(signature, size)
-                cand.examples.append(Example(
-                    f"input_signature, unknown dims = {size}" if len(sizes) > 1
-                    else "input_signature", _constant((args, {}))))
+            cand.examples = [Example(label, _constant((args, {})), synthesized=True)
+                             for label, args in synth.from_signature(signature)]
             cand.inputs = "input_signature"
-        except TargetError as e:
+        except synth.SynthError as e:
             cand.skip_reason = str(e)
         return
     required = _required_params(cand.py_function, cand.instance is not None)
-    if not required:
-        cand.examples = [Example("no arguments", _constant(((), {})))]
-        cand.inputs = "no arguments"
+    try:
+        made = synth.from_parameters(cand.py_function, cand.instance is not None)
+    except (synth.SynthError, TypeError, ValueError) as e:
+        cand.skip_reason = (
+            f"no input_signature and no examples for its arguments ({', '.join(required)}), "
+            f"and none could be synthesized ({e}): declare {EXAMPLES_MAPPING} = "
+            f"{{{cand.name!r}: [(...args...)]}} in the module, or give the tf.function an "
+            "input_signature"
+        )
         return
-    cand.skip_reason = (
-        f"no input_signature and no examples for its arguments ({', '.join(required)}): "
-        f"declare {EXAMPLES_MAPPING} = {{{cand.name!r}: [(...args...)]}} in the module, or "
-        "give the tf.function an input_signature"
-    )
+    cand.examples = [Example(label, _constant((args, kwargs)), synthesized=True)
+                     for label, args, kwargs in made]
+    cand.inputs = "no arguments" if not required and len(made) == 1 else "synthesized"
 
 
 def discover(module: types.ModuleType, only: str | None = None) -> list[Candidate]:
@@ -314,13 +350,16 @@ def discover(module: types.ModuleType, only: str | None = None) -> list[Candidat
                         uses_tf_data=uses_data)
                     _inputs_for(cand, None, declared_for(qual, raw) if qual in declared_map
                                 else declared_for(f"{cls.__name__}.{attr}", raw))
-                    if cand.inputs == "no arguments":
-                        cand.examples, cand.inputs = [], ""
-                        cand.skip_reason = (f"Keras {attr} needs a batch: declare "
-                                            f"{EXAMPLES_MAPPING}[{qual!r}] = [((x, y),)]")
+                    if cand.inputs != "examples":
+                        _keras_inputs(cand, value, attr, qual)
                     _prepare_keras(value)
                     found.append(cand)
                     classes_with_instances.add(cls)
+    for cand in found:
+        try:
+            cand.related = helpers_of(cand.py_function)
+        except Exception:
+            cand.related = []
     for name, value in names:
         if isinstance(value, type) and value.__module__ == module.__name__ and \
                 value not in classes_with_instances:
@@ -340,6 +379,23 @@ def discover(module: types.ModuleType, only: str | None = None) -> list[Candidat
             raise TargetError(f"no tf.function or Keras step named {only!r} in "
                               f"{module.__name__}")
     return found
+
+
+def _keras_inputs(cand: Candidate, model: Any, attr: str, qual: str) -> None:
+    """A synthesized batch for a Keras step (``train_step(data)`` gets ``(x, y)``)."""
+    cand.examples, cand.skip_reason = [], ""
+    try:
+        x, y = synth.keras_batch(model)
+    except (synth.SynthError, Exception) as e:
+        cand.inputs = ""
+        cand.skip_reason = (f"Keras {attr} needs a batch and none could be synthesized ({e}): "
+                            f"declare {EXAMPLES_MAPPING}[{qual!r}] = [((x, y),)]")
+        return
+    data = x if attr == "predict_step" else (x, y)
+    label = f"batch x=float32[{'x'.join(map(str, x.shape.as_list()))}] mixed, " \
+        f"y={y.dtype.name}[{'x'.join(map(str, y.shape.as_list()))}] positive"
+    cand.examples = [Example(label, _constant(((data,), {})), synthesized=True)]
+    cand.inputs = "synthesized from the model's input shape"
 
 
 def _class_members(cls: type) -> list[tuple[str, Any]]:

@@ -33,6 +33,11 @@ class Divergence:
     detail: str = ""
     device: str | None = None
     other_device: str | None = None
+    #: the value of ``path`` at every call of the example, eager and graph side by side
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    #: full exception text (``kind == "exception"``), never truncated
+    eager_full: str = ""
+    graph_full: str = ""
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Divergence:
@@ -48,6 +53,8 @@ class Retrace:
     argument: str
     change: str
     fix: str
+    #: every changed argument against the closest earlier trace: path, change, fix
+    changes: list[dict[str, str]] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Retrace:
@@ -62,6 +69,8 @@ class TraceInfo:
     retraces: list[Retrace] = field(default_factory=list)
     warnings: int = 0
     graph_nodes: int | None = None
+    reduce_retracing: bool = False
+    suggested_signature: str | None = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any] | None) -> TraceInfo:
@@ -71,6 +80,8 @@ class TraceInfo:
             retraces=[Retrace.from_dict(r) for r in d.get("retraces", [])],
             warnings=int(d.get("warnings", 0)),
             graph_nodes=d.get("graph_nodes"),
+            reduce_retracing=bool(d.get("reduce_retracing", False)),
+            suggested_signature=d.get("suggested_signature"),
         )
 
 
@@ -94,6 +105,18 @@ class FunctionResult:
     traces: TraceInfo = field(default_factory=TraceInfo)
     static_rules: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
+    #: the inputs tried, one label per example
+    tried: list[str] = field(default_factory=list)
+    #: array elements (or whole values) that follow TensorFlow's seed: random by design,
+    #: left out of the comparison; not a "nondeterministic" label
+    random_by_design: list[str] = field(default_factory=list)
+    #: static rules flag the function but no divergence was found
+    not_proven: bool = False
+    #: the full text of the exception behind an ``error`` status
+    exception_text: str = ""
+    #: user helpers the function calls (name, file, line, end_line): their static findings
+    #: explain a divergence too
+    related: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -121,6 +144,11 @@ class FunctionResult:
             traces=TraceInfo.from_dict(d.get("traces")),
             static_rules=list(d.get("static_rules", [])),
             hints=list(d.get("hints", [])),
+            tried=list(d.get("tried", [])),
+            random_by_design=list(d.get("random_by_design", [])),
+            not_proven=bool(d.get("not_proven", False)),
+            exception_text=d.get("exception_text", ""),
+            related=list(d.get("related", [])),
         )
 
 

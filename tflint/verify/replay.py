@@ -1,30 +1,36 @@
-"""Run one function as a graph, as a graph again, and eagerly, and record what it does.
+"""Run one function as a graph and eagerly, several times each, and record what it does.
 
 This is the in-process engine shared by the ``tflint verify`` child process and the pytest
 plugin. It imports TensorFlow, so only code that already runs TensorFlow may import it.
 
 For each example and each device, starting every time from the same snapshot
-(``StateTracker``) and the same seeds:
+(``StateTracker``), the same Python/NumPy/Keras/TensorFlow seeds and the same *op* seeds:
 
-* ``graph``: a fresh clone of the tf.function (so it traces now, from this state, like the
-  first call in a new process), called N times;
-* ``graph2``: a second fresh clone from the same state and seeds: what differs from ``graph``
-  is nondeterminism, reported as such and excluded from the comparison;
+* ``graph``: a fresh clone of the tf.function for this example (it traces now, from this
+  state, like the first call in a new process; a lazily built variable is created again);
 * ``eager``: with ``tf.config.run_functions_eagerly(True)``;
-* ``eager_reseed``: eager again with only TensorFlow's seed changed. ``tf.random`` ops draw
-  from different streams eagerly and in a graph even under the same global seed, so outputs
-  that change with TensorFlow's seed are random by design: they are reported as
-  nondeterministic, not divergent. NumPy and Python seeds stay the same, so values baked
-  from ``np.random`` at trace time still show as divergent.
+* ``graph2`` and ``eager2`` (first example only): the same again. What differs between two
+  runs of one mode from the same seed is real nondeterminism: excluded element by element
+  and reported;
+* ``eager_reseed``: eager with only TensorFlow's seed changed. Elements that follow it are
+  random by design; they are excluded from the comparison element by element (the
+  function is not called nondeterministic for them). NumPy and Python seeds stay the same,
+  so values baked from ``np.random`` at trace time still show as divergent.
 
-Traces are counted on the first device only, and each retrace is explained by the argument
-whose tracing-relevant description (Python value, dtype, shape) changed.
+Op seeds: ``tf.random`` ops without a seed get their op seed from a per-graph counter in a
+graph and from a per-process counter eagerly, so the two modes draw different streams. While
+a call runs, the k-th unseeded random op created by the call gets op seed k in both modes,
+so legitimately random functions give the same values eagerly and as a graph.
+
+A callable example is called once per call index; the arguments it returns are replayed in
+every mode (it is still called in each mode, for what it does between calls, and the state
+it touches is restored like the function's).
 """
 
 from __future__ import annotations
 
 import contextlib
-import inspect
+import dataclasses
 import io
 import logging
 import random
@@ -35,11 +41,14 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
+from tflint.verify import retrace
 from tflint.verify.encode import encode
 from tflint.verify.state import StateTracker
 
 Args = tuple[tuple[Any, ...], dict[str, Any]]
-MODES = ("graph", "graph2", "eager", "eager_reseed")
+MODES = ("graph", "graph2", "eager", "eager2", "eager_reseed")
+#: modes run on the first example only (nondeterminism is a property of the function)
+SELF_CHECKS = ("graph2", "eager2")
 #: added to the TensorFlow seed (only) for ``eager_reseed``
 RESEED_OFFSET = 1
 
@@ -57,6 +66,14 @@ class Example:
     #: from the state the test had at that moment instead of the state at replay time
     tracker: Any = None
     snapshot: Any = None
+    #: made by the verifier, not declared: an example every call of which raises in both
+    #: modes is a value the function does not accept, not a finding
+    synthesized: bool = False
+    #: the user's callable behind ``make`` (its state is restored between modes)
+    factory: Any = None
+    #: fingerprint of the recorded starting state (pytest plugin), to pair observations
+    #: made in another process only when they start from the same state
+    state_key: str = ""
 
 
 @dataclass
@@ -74,6 +91,8 @@ class Candidate:
     inputs: str = ""
     skip_reason: str = ""
     uses_tf_data: bool = False
+    #: user helpers the function calls (for static findings outside its own lines)
+    related: list[dict[str, Any]] = field(default_factory=list)
 
 
 def seed_all(seed: int, tf_seed: int | None = None) -> None:
@@ -130,89 +149,37 @@ def _capture() -> Any:
         tf_logger.removeHandler(counter)
 
 
-def describe_argument(value: Any, depth: int = 0) -> Any:
-    """What ``tf.function`` keys a trace on, for explaining retraces."""
-    if tf.is_tensor(value) or isinstance(value, tf.Variable):
-        shape = getattr(value, "shape", None)
-        dims = None if shape is None or shape.rank is None else tuple(shape.as_list())
-        return ("tensor", value.dtype.name, dims)
-    if isinstance(value, (bool, int, float, str, bytes, type(None))):
-        return ("python", type(value).__name__, repr(value)[:60])
-    if depth < 3 and isinstance(value, (list, tuple)):
-        items = tuple(describe_argument(v, depth + 1) for v in value)
-        return ("sequence", type(value).__name__, items)
-    if depth < 3 and isinstance(value, dict):
-        return ("mapping", tuple(sorted((str(k), describe_argument(v, depth + 1))
-                                        for k, v in value.items())))
-    np = sys.modules.get("numpy")
-    if np is not None and isinstance(value, np.ndarray):
-        return ("tensor", str(value.dtype), tuple(value.shape))
-    return ("object", type(value).__qualname__, id(value))
+class ResourceExhausted(Exception):
+    """The function ran out of memory: stop verifying it at once."""
 
 
-def _explain_change(name: str, before: Any, after: Any) -> tuple[str, str]:
-    """(what changed, the fix to consider)."""
-    if before[0] == "tensor" and after[0] == "tensor":
-        if before[1] != after[1]:
-            return (f"dtype {before[1]} -> {after[1]}",
-                    "cast to one dtype before calling, or declare it in input_signature")
-        return (f"shape {before[2]} -> {after[2]}",
-                "use reduce_retracing=True, or an input_signature with None for the "
-                "dimension that varies")
-    if before[0] == "python" and after[0] == "python":
-        return (f"Python value {before[2]} -> {after[2]}",
-                f"pass `{name}` as a tensor (tf.constant(...)) or declare it in "
-                "input_signature: every new Python value is a new graph")
-    if before[0] == "object" and after[0] == "object":
-        return (f"a different {after[1]} object",
-                "pass the same object, or give the class __tf_tracing_type__")
-    if before[0] != after[0]:
-        return (f"kind {before[0]} -> {after[0]}",
-                "pass the same kind of value on every call (a tensor, not sometimes a "
-                "Python number)")
-    return ("nested structure or contents changed",
-            "keep the same nested structure; pass tensors inside it, not Python values")
+_EXHAUSTED = ("ResourceExhaustedError", "MemoryError", "OutOfMemoryError")
+_seed_counter = [0]
 
 
-def _signature(py_function: Any, instance: Any, args: tuple[Any, ...],
-               kwargs: dict[str, Any]) -> dict[str, Any]:
+@contextlib.contextmanager
+def aligned_op_seeds() -> Any:
+    """Within a call, the k-th unseeded random op gets op seed k, eagerly and in a graph."""
+    from tensorflow.python.framework import random_seed
+
+    original = random_seed.get_seed
+
+    def get_seed(op_seed: Any) -> Any:
+        global_seed, seed = original(op_seed)
+        if op_seed is None and global_seed is not None:
+            _seed_counter[0] += 1
+            return global_seed, 7919 + _seed_counter[0]
+        return global_seed, seed
+
+    random_seed.get_seed = get_seed
     try:
-        sig = inspect.signature(py_function)
-        params = list(sig.parameters)
-        if instance is not None and params:
-            params = params[1:]
-        bound: dict[str, Any] = {}
-        for i, a in enumerate(args):
-            bound[params[i] if i < len(params) else f"arg{i}"] = a
-        bound.update(kwargs)
-    except (TypeError, ValueError):
-        bound = {f"arg{i}": a for i, a in enumerate(args)}
-        bound.update(kwargs)
-    return {k: describe_argument(v) for k, v in bound.items()}
+        yield
+    finally:
+        random_seed.get_seed = original
 
 
-def explain_retrace(
-    previous: list[dict[str, Any]], current: dict[str, Any]
-) -> tuple[str, str, str]:
-    """Compare with the closest earlier traced signature: (argument, change, fix)."""
-    best: list[str] | None = None
-    best_prev: dict[str, Any] = {}
-    for prev in previous:
-        changed = [k for k in set(prev) | set(current) if prev.get(k) != current.get(k)]
-        if best is None or len(changed) < len(best):
-            best, best_prev = changed, prev
-    if not best:
-        return ("(none)", "no argument changed: a captured Python value or the calling context "
-                "changed", "avoid depending on Python state that changes between calls")
-    name = sorted(best)[0]
-    b, a = best_prev.get(name), current.get(name)
-    if b is None or a is None:
-        return (name, "argument added or removed", "call with the same arguments every time")
-    change, fix = _explain_change(name, b, a)
-    return (name, change, fix)
-
-
-def _call_once(fn: Any, example: Example, tracker: StateTracker) -> tuple[dict[str, Any], Args]:
+def _call_once(fn: Any, example: Example, tracker: StateTracker, cached: Args | None
+               ) -> tuple[dict[str, Any], Args]:
     exc = None
     ret = None
     args: tuple[Any, ...] = ()
@@ -220,9 +187,16 @@ def _call_once(fn: Any, example: Example, tracker: StateTracker) -> tuple[dict[s
     with _capture() as (out, _counter):
         try:
             args, kwargs = example.make()
-            ret = fn(*args, **kwargs)
+            if cached is not None:
+                args, kwargs = cached
+            _seed_counter[0] = 0
+            with aligned_op_seeds():
+                ret = fn(*args, **kwargs)
         except Exception as e:  # user code: recorded, compared, never raised
-            exc = {"type": type(e).__name__, "msg": _first_line(str(e))}
+            if type(e).__name__ in _EXHAUSTED:
+                raise ResourceExhausted(_first_line(str(e))) from e
+            text = str(e)
+            exc = {"type": type(e).__name__, "msg": _first_line(text), "text": text[:20000]}
     lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
     return {
         "ret": encode(ret) if exc is None else None,
@@ -247,6 +221,16 @@ def _first_line(msg: str) -> str:
     return lines[0][:300]
 
 
+def _factory_tracker(example: Example) -> tuple[StateTracker | None, Any]:
+    if example.factory is None:
+        return None, None
+    try:
+        tracker = StateTracker(None, example.factory, [])
+        return tracker, tracker.snapshot()
+    except Exception:
+        return None, None
+
+
 def observe(
     cand: Candidate,
     calls: int = 3,
@@ -266,74 +250,126 @@ def observe(
         "devices": devices,
         "examples": [],
         "uses_tf_data": cand.uses_tf_data,
+        "related": cand.related,
     }
-    clones: dict[str, Any] = {}
-    traced_signatures: list[dict[str, Any]] = []
+    traced: list[dict[str, Any]] = []
     retraces: list[dict[str, Any]] = []
     retrace_warnings = 0
+    relaxed: list[bool] = [False]
     call_counter = 0
+    reduce_on = False
+    first_fn: Any = None
     last_args: Args | None = None
-    for ex_i, example in enumerate(cand.examples):
-        static_args: list[tuple[str, Any]] = []
-        if example.static and example.tracker is None:
-            args, kwargs = example.make()
-            static_args = [(f"arg{i}", a) for i, a in enumerate(args)]
-            static_args += [(f"kwarg {k}", v) for k, v in kwargs.items()]
-        if example.tracker is not None:
-            tracker, base = example.tracker, example.snapshot
-        else:
-            tracker = StateTracker(cand.instance, cand.py_function, static_args)
-            base = tracker.snapshot()
-        ex_rec: dict[str, Any] = {"label": example.label, "modes": {m: {} for m in modes}}
-        for d_i, dev in enumerate(devices):
-            for mode in modes:
-                if mode == "graph2" and ex_i > 0:
-                    # nondeterminism is a property of the function: checking it on the first
-                    # example saves a trace per example (the most expensive part of a replay)
-                    continue
-                key = f"{dev}|{'graph2' if mode == 'graph2' else 'graph'}"
-                if key not in clones:
-                    clones[key] = cand.make_function()
-                fn = clones[key]
-                tracker.restore(base)
-                seed_all(seed, seed + RESEED_OFFSET if mode == "eager_reseed" else None)
-                results = []
-                previous = tf.config.functions_run_eagerly()
-                tf.config.run_functions_eagerly(mode.startswith("eager"))
-                try:
-                    with tf.device(dev):
-                        for _ in range(calls):
-                            count_before = _tracing_count(fn)
-                            res, used = _call_once(fn, example, tracker)
-                            if mode == "graph" and d_i == 0:
-                                call_counter += 1
-                                retrace_warnings += res["_retrace_warnings"]
-                                if _tracing_count(fn) > count_before:
-                                    sig = _signature(cand.py_function, cand.instance, *used)
-                                    if traced_signatures:
-                                        arg, change, fix = explain_retrace(traced_signatures,
-                                                                           sig)
-                                        retraces.append({"call": call_counter,
-                                                         "example": ex_i + 1,
-                                                         "argument": arg, "change": change,
-                                                         "fix": fix})
-                                    traced_signatures.append(sig)
-                                last_args = used
-                            res.pop("_retrace_warnings", None)
-                            results.append(res)
-                finally:
-                    tf.config.run_functions_eagerly(previous)
-                ex_rec["modes"][mode][dev] = results
-        tracker.restore(base)
-        record["examples"].append(ex_rec)
-    first = clones.get(f"{devices[0]}|graph") if devices else None
+    try:
+        for ex_i, example in enumerate(cand.examples):
+            static_args: list[tuple[str, Any]] = []
+            cached: dict[int, Args] = {}
+            if example.static and example.tracker is None:
+                args, kwargs = example.make()
+                static_args = [(f"arg{i}", a) for i, a in enumerate(args)]
+                static_args += [(f"kwarg {k}", v) for k, v in kwargs.items()]
+            if example.tracker is not None:
+                tracker, base = example.tracker, example.snapshot
+            else:
+                tracker = StateTracker(cand.instance, cand.py_function, static_args)
+                base = tracker.snapshot()
+            f_tracker, f_base = _factory_tracker(example)
+            ex_rec: dict[str, Any] = {"label": example.label,
+                                      "synthesized": example.synthesized,
+                                      "state_key": example.state_key,
+                                      "modes": {m: {} for m in modes}}
+            ex_traced: list[dict[str, Any]] = []
+            for d_i, dev in enumerate(devices):
+                for mode in modes:
+                    if mode in SELF_CHECKS and ex_i > 0:
+                        continue
+                    # a fresh clone per example and mode: it traces from this state
+                    fn = cand.make_function()
+                    if mode == "graph" and d_i == 0 and ex_i == 0:
+                        first_fn = fn
+                        reduce_on = retrace.reduce_retracing_on(fn)
+                    tracker.restore(base)
+                    if f_tracker is not None:
+                        f_tracker.restore(f_base)
+                    seed_all(seed, seed + RESEED_OFFSET if mode == "eager_reseed" else None)
+                    results = []
+                    previous = tf.config.functions_run_eagerly()
+                    tf.config.run_functions_eagerly(mode.startswith("eager"))
+                    try:
+                        with tf.device(dev):
+                            for call_i in range(calls):
+                                count_before = _tracing_count(fn)
+                                res, used = _call_once(fn, example, tracker,
+                                                       cached.get(call_i))
+                                if not example.static:
+                                    cached.setdefault(call_i, used)
+                                if mode == "graph" and d_i == 0:
+                                    call_counter += 1
+                                    retrace_warnings += res["_retrace_warnings"]
+                                    if _tracing_count(fn) > count_before:
+                                        sig = retrace.signature(cand.py_function,
+                                                                cand.instance, *used)
+                                        if ex_traced or _shared_retrace(
+                                                traced, sig, example, fn, reduce_on,
+                                                relaxed):
+                                            _add_retrace(retraces, ex_traced or traced, sig,
+                                                         reduce_on, call_counter, ex_i)
+                                        ex_traced.append(sig)
+                                    last_args = used
+                                res.pop("_retrace_warnings", None)
+                                results.append(res)
+                    finally:
+                        tf.config.run_functions_eagerly(previous)
+                    ex_rec["modes"][mode][dev] = results
+            tracker.restore(base)
+            if f_tracker is not None:
+                f_tracker.restore(f_base)
+            traced += ex_traced
+            record["examples"].append(ex_rec)
+    except ResourceExhausted as e:
+        tf.config.run_functions_eagerly(False)
+        return dict(error_record(cand, e), status="error",
+                    reason=f"ran out of memory (stopped at once): {e}")
+    suggestion = retrace.suggest_signature(traced) if retraces else None
     record["traces"] = {
-        "count": _tracing_count(first) if first is not None else 0,
+        "count": (1 + len(retraces)) if traced else 0,
         "retraces": retraces,
         "warnings": retrace_warnings,
-        "graph_nodes": _graph_nodes(first, last_args),
+        "graph_nodes": _graph_nodes(first_fn, last_args),
+        "reduce_retracing": reduce_on,
+        "suggested_signature": suggestion,
     }
     return record
+
+
+def _shared_retrace(earlier: list[dict[str, Any]], sig: dict[str, Any], example: Example,
+                    fn: Any, reduce_on: bool, relaxed: list[bool]) -> bool:
+    """Would one tf.function, called with every example in turn, trace again here? Each
+    example runs on its own clone, so this is judged from the tracing keys: synthesized
+    examples and functions with an input_signature never count; with reduce_retracing only
+    the first shape change does (TensorFlow then traces a shape-relaxed graph)."""
+    if not earlier or example.synthesized or getattr(fn, "input_signature", None) is not None:
+        return False
+    _closest, changes = retrace.explain(earlier, sig, reduce_on)
+    if not changes or changes[0].path == "(no argument)":
+        return False
+    if reduce_on and all(c.change.startswith("shape") for c in changes):
+        if relaxed[0]:
+            return False
+        relaxed[0] = True
+    return True
+
+
+def _add_retrace(retraces: list[dict[str, Any]], earlier: list[dict[str, Any]],
+                 sig: dict[str, Any], reduce_on: bool, call: int, ex_i: int) -> None:
+    _closest, changes = retrace.explain(earlier, sig, reduce_on)
+    retraces.append({
+        "call": call, "example": ex_i + 1,
+        "argument": ", ".join(c.path for c in changes),
+        "change": "; ".join(f"{c.path}: {c.change}" for c in changes),
+        "fix": changes[0].fix if changes else "",
+        "changes": [dataclasses.asdict(c) for c in changes],
+    })
 
 
 def _tracing_count(fn: Any) -> int:
@@ -363,6 +399,9 @@ def error_record(cand: Candidate, exc: BaseException) -> dict[str, Any]:
     tb = traceback.format_exception_only(type(exc), exc)
     return {
         "name": cand.name, "file": cand.file, "line": cand.line, "end_line": cand.end_line,
-        "status": "error", "reason": "verifier failed on this function: " + "".join(tb).strip(),
+        "status": "error", "reason": "verifier failed on this function: " + _first_line(
+            "".join(tb)),
         "inputs": cand.inputs,
+        "exception_text": "".join(traceback.format_exception(type(exc), exc,
+                                                             exc.__traceback__))[-20000:],
     }

@@ -7,7 +7,7 @@ import os
 import xml.etree.ElementTree as ET
 from collections import Counter
 
-from tflint.verify.model import STATUSES, FunctionResult
+from tflint.verify.model import STATUSES, Divergence, FunctionResult
 
 
 def _rel(path: str) -> str:
@@ -22,6 +22,13 @@ def _rel(path: str) -> str:
 
 def _where(r: FunctionResult) -> str:
     return f"{_rel(r.file)}:{r.line}" if r.file and r.line else (_rel(r.file) or r.target)
+
+
+def _tried(r: FunctionResult, n: int = 3) -> str:
+    if not r.tried:
+        return ""
+    more = f"; +{len(r.tried) - n} more" if len(r.tried) > n else ""
+    return "; tried: " + " | ".join(r.tried[:n]) + more
 
 
 def format_summary(results: list[FunctionResult], verbose: bool = True) -> str:
@@ -50,23 +57,38 @@ def format_summary(results: list[FunctionResult], verbose: bool = True) -> str:
         elif r.status == "skipped":
             if verbose:
                 lines.append(f"{head}: {r.reason}")
+        elif r.not_proven:
+            lines.append(f"{head}, NOT PROVEN: `tflint check` flags "
+                         f"{', '.join(r.static_rules)} here, but no input tried showed a "
+                         f"difference ({r.examples} example(s) x {r.calls} calls{_tried(r)}); "
+                         "declare examples that reach the flagged code")
         elif r.status == "nondeterministic":
-            lines.append(f"{head}: differs from itself across runs with the same seed and "
-                         f"state: {', '.join(r.nondeterministic[:3])}")
+            lines.append(f"{head}: two runs of one mode from the same seed and state differ: "
+                         f"{', '.join(r.nondeterministic[:3])}")
         elif verbose:
             lines.append(f"{head} ({r.examples} example(s) x {r.calls} calls, "
-                         f"{len(r.devices)} device(s))")
+                         f"{len(r.devices)} device(s){_tried(r)})")
         if r.traces.retraces and (verbose or r.status != "ok"):
-            lines.append(f"    retraced: {r.traces.count} traces")
+            lines.append(f"    retraced: {r.traces.count} traces"
+                         + (" (reduce_retracing is on)" if r.traces.reduce_retracing else ""))
             for t in r.traces.retraces[:3]:
-                lines.append(f"      call {t.call}: `{t.argument}` {t.change}; fix: {t.fix}")
+                changes = t.changes or [{"path": t.argument, "change": t.change, "fix": t.fix}]
+                lines.append(f"      call {t.call}:")
+                for c in changes[:6]:
+                    lines.append(f"        {c['path']}: {c['change']}; fix: {c['fix']}")
+            if r.traces.suggested_signature:
+                lines.append(f"      {r.traces.suggested_signature} would trace once")
         if r.traces.graph_nodes and r.traces.graph_nodes > 5000:
             lines.append(f"    graph has {r.traces.graph_nodes} nodes: a Python loop may be "
                          "unrolled into it")
     counts = Counter(r.status for r in results)
     total = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s])
     whole = sum(1 for r in results if _whole_target(r))
-    what = f"{len(results) - whole} function(s)" + (f" and {whole} whole target(s)" if whole else "")
+    what = f"{len(results) - whole} function(s)" + (
+        f" and {whole} whole target(s)" if whole else "")
+    unproven = sum(1 for r in results if r.not_proven)
+    if unproven:
+        total += f" ({unproven} flagged by `tflint check` but not proven)"
     lines.append(f"tflint verify: {what}: {total or 'nothing to verify'}")
     return "\n".join(lines)
 
@@ -75,19 +97,31 @@ def _whole_target(r: FunctionResult) -> bool:
     return not r.line and r.name == r.target
 
 
-def _divergence_block(d, r: FunctionResult) -> list[str]:  # type: ignore[no-untyped-def]
+def _divergence_block(d: Divergence, r: FunctionResult) -> list[str]:
     if d.kind == "device":
         return [
             f"    first difference: {d.path} ({d.detail}), example {d.example}, call {d.call}",
             f"      {d.device:>22}: {d.eager}",
             f"      {d.other_device:>22}: {d.graph}",
         ]
-    return [
+    out = [
         f"    first difference: {d.path} ({d.detail}), example {d.example}, call {d.call}"
         + (f" on {d.device}" if d.device and len(r.devices) > 1 else ""),
-        f"      eager: {d.eager}",
-        f"      graph: {d.graph}",
     ]
+    if 0 < d.example <= len(r.tried):
+        out.append(f"      inputs: {r.tried[d.example - 1]}")
+    if d.calls:
+        for c in d.calls:
+            mark = "*" if c.get("differs") else " "
+            out.append(f"    {mark} call {c['call']}  eager: {c['eager']}")
+            out.append(f"              graph: {c['graph']}")
+    else:
+        out += [f"      eager: {d.eager}", f"      graph: {d.graph}"]
+    if d.kind == "exception":
+        full = d.graph_full or d.eager_full
+        if full:
+            out.append("      " + full.strip().splitlines()[-1][:300])
+    return out
 
 
 def write_json(results: list[FunctionResult], path: str) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -34,6 +35,10 @@ DEFAULT_MEMORY_MB = 16384
 MAX_RESTARTS = 3
 
 Progress = Callable[[str], None]
+
+
+class UsageError(Exception):
+    """The run cannot mean what was asked (a requested device that does not exist)."""
 
 
 @dataclass
@@ -91,14 +96,20 @@ def run_child(spec: dict[str, Any], opts: Options, progress: Progress | None = N
             timed_out = False
             offset = 0
             events: list[dict[str, Any]] = []
+            # the time limit is per function: it restarts whenever the child reports
+            # progress (discovered the functions, started or finished one)
+            clock = start
             while True:
                 try:
                     proc.wait(timeout=0.2)
                     break
                 except subprocess.TimeoutExpired:
                     pass
+                seen = len(events)
                 offset = _read_events(events_path, offset, events, progress)
-                if time.monotonic() - start > opts.timeout:
+                if len(events) > seen:
+                    clock = time.monotonic()
+                if time.monotonic() - clock > opts.timeout:
                     timed_out = True
                     _kill_group(proc)
                     break
@@ -147,8 +158,8 @@ def _death(run: ChildRun, opts: Options) -> tuple[str, str]:
     if run.timed_out:
         return "timeout", f"did not finish within {opts.timeout:g}s (killed)"
     rc = run.returncode
-    tail = run.stderr_tail.strip().splitlines()
-    last = tail[-1] if tail else ""
+    tail = [ln for ln in run.stderr_tail.strip().splitlines() if not _framework_noise(ln)]
+    last = tail[-1].strip()[:300] if tail else ""
     if rc is not None and rc < 0:
         try:
             name = signal.Signals(-rc).name
@@ -159,6 +170,17 @@ def _death(run: ChildRun, opts: Options) -> tuple[str, str]:
         return "error", "ran out of memory (MemoryError under the child's address-space limit)"
     return "error", f"the interpreter exited with status {rc} while running user code" + (
         f": {last}" if last else "")
+
+
+_NOISE = re.compile(
+    r"^\s*([IWEF]\d{4} |\d{4}-\d\d-\d\d[ T]\d\d:\d\d|WARNING: All log messages|"
+    r"To enable the following instructions|This TensorFlow binary|oneDNN custom operations|"
+    r"WARNING:absl:|I tensorflow|W tensorflow|E tensorflow)")
+
+
+def _framework_noise(line: str) -> bool:
+    """TensorFlow's start-up banner and C++ log lines: not the reason a child died."""
+    return not line.strip() or bool(_NOISE.match(line)) or "cpu_feature_guard" in line
 
 
 def verify_target(target: str, opts: Options, progress: Progress | None = None
@@ -176,7 +198,9 @@ def verify_target(target: str, opts: Options, progress: Progress | None = None
     order: list[str] = []
     uses_tf_data = False
     failures: list[FunctionResult] = []
-    for _attempt in range(MAX_RESTARTS + 1):
+    attempts = 0
+    while True:
+        attempts += 1
         spec = dict(base_spec, exclude=list(records))
         run = run_child(spec, opts, progress)
         current = None
@@ -200,6 +224,8 @@ def verify_target(target: str, opts: Options, progress: Progress | None = None
                 finished = True
         if finished:
             break
+        if fatal is not None and fatal.get("stage") == "devices":
+            raise UsageError(str(fatal.get("error")))
         if fatal is not None:
             stage = fatal.get("stage")
             what = "TensorFlow could not be imported (install tflint[verify])" \
@@ -220,6 +246,12 @@ def verify_target(target: str, opts: Options, progress: Progress | None = None
         records[current] = {"name": current, "status": status, "reason": reason,
                             "file": module_part}
         if all(n in records for n in order):
+            break
+        if attempts > len(order) + MAX_RESTARTS:  # no progress: never drop a function
+            for n in order:
+                records.setdefault(n, {"name": n, "status": "error", "file": module_part,
+                                       "reason": f"not verified: the child process kept "
+                                       f"dying ({reason})"})
             break
     if uses_tf_data and records:
         _replace_eager_with_debug_mode(base_spec, opts, records, progress)
@@ -247,7 +279,7 @@ def _replace_eager_with_debug_mode(base_spec: dict[str, Any], opts: Options,
                 "the tf.data debug-mode eager run failed; eager mode compared without it")
             continue
         for ex, ex_dbg in zip(rec["examples"], other["examples"]):
-            for mode in ("eager", "eager_reseed"):
+            for mode in ("eager", "eager2", "eager_reseed"):
                 if mode in ex_dbg["modes"]:
                     ex["modes"][mode] = ex_dbg["modes"][mode]
         rec.setdefault("hints", []).append(
@@ -260,6 +292,21 @@ def _target_result(target: str, module_part: str, status: str, reason: str) -> F
                           reason=reason)
 
 
+def _failed_tests(junit: str) -> list[str]:
+    """Names of the failed or erroring tests in a JUnit XML file (empty when absent)."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(junit).getroot()
+    except (OSError, ET.ParseError):
+        return []
+    out = []
+    for case in root.iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            out.append(f"{case.get('classname', '')}::{case.get('name', '')}")
+    return out
+
+
 def pytest_target(path: str, opts: Options, extra_args: list[str] | None = None
                   ) -> list[FunctionResult]:
     """``tflint verify tests/``: run the user's test suite under ``--tflint-verify``."""
@@ -268,9 +315,11 @@ def pytest_target(path: str, opts: Options, extra_args: list[str] | None = None
     workdir = tempfile.mkdtemp(prefix="tflint-verify-")
     try:
         report = os.path.join(workdir, "report.json")
+        junit = os.path.join(workdir, "tests.xml")
         cmd = [opts.python, "-m", "pytest", path, "--tflint-verify",
                "--tflint-verify-report-json", report, "--tflint-verify-calls", str(opts.calls),
-               "-p", "no:cacheprovider", "-q"]
+               "--tflint-verify-rtol-scale", str(opts.tolerances.scale),
+               "--junit-xml", junit, "-p", "no:cacheprovider", "-q"]
         names = {ep.name for ep in metadata.entry_points(group="pytest11")}
         if "tflint" not in names:
             cmd[3:3] = ["-p", "tflint.pytest_plugin"]
@@ -286,13 +335,22 @@ def pytest_target(path: str, opts: Options, extra_args: list[str] | None = None
         except subprocess.TimeoutExpired:
             return [_target_result(path, path, "timeout",
                                    f"the test suite did not finish within {opts.timeout:g}s")]
+        output = proc.stdout.decode("utf-8", "replace")
+        if proc.returncode == 4 and "no device" in output:
+            line = next(ln for ln in output.splitlines() if "no device" in ln)
+            raise UsageError(line.split("tflint verify: ", 1)[-1].strip())
         results: list[FunctionResult] = []
         if os.path.exists(report):
             with open(report, encoding="utf-8") as f:
                 results = [FunctionResult.from_dict(d) for d in json.load(f)]
-        divergent = any(r.status == "divergent" for r in results)
-        if proc.returncode not in (0, 5) and not (proc.returncode == 1 and divergent):
-            tail = proc.stdout.decode("utf-8", "replace").strip().splitlines()[-3:]
+        failed = _failed_tests(junit)
+        if failed:  # a divergence never hides a failing test
+            results.append(_target_result(
+                path, path, "error", f"{len(failed)} test(s) failed: " + ", ".join(failed[:5])
+                + (" ..." if len(failed) > 5 else "")))
+        elif proc.returncode not in (0, 1, 5) or (proc.returncode == 1 and not any(
+                r.status in ("divergent", "error", "timeout") for r in results)):
+            tail = [ln for ln in output.strip().splitlines() if not _framework_noise(ln)][-3:]
             results.append(_target_result(
                 path, path, "error",
                 f"pytest exited with status {proc.returncode}: " + " | ".join(tail)))
