@@ -60,7 +60,7 @@ def _unwrap(fn: Any) -> tuple[Any, Any]:
 
 
 def _name_of(py_function: Any) -> str:
-    return getattr(py_function, "__qualname__", None) or getattr(py_function, "__name__", "?")
+    return str(getattr(py_function, "__qualname__", None) or getattr(py_function, "__name__", "?"))
 
 
 class max_traces:  # noqa: N801  (used like a function: ``with max_traces(...)``)
@@ -149,14 +149,13 @@ class max_traces:  # noqa: N801  (used like a function: ``with max_traces(...)``
             self._pf = None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> bool:
+                 tb: TracebackType | None) -> None:
         self.stop()
         if exc_type is not None:
-            return False  # the block failed on its own: that is the failure to report
+            return  # the block failed on its own: that is the failure to report
         over = self.report()
         if over:
             raise TraceBudgetExceeded(over)
-        return False
 
     def traces(self, fn_or_name: Any) -> list[Trace]:
         """The traces recorded for one function (object or name)."""
