@@ -191,6 +191,7 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
 
     def finish(self) -> None:
         sem = self.sem
+        counters: dict[int, frozenset[str]] = {}
         literal_sites: dict[tuple[int, str], list[tuple[cst.BaseExpression, str, Ctx, FunctionInfo]]] = {}
         for call, ctx in sem.all_calls:
             if sem.is_traced(ctx):
@@ -204,7 +205,7 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
                 if lit is not None:
                     literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee))
                     continue
-                name = PythonScalarArgument._varying_name(value, ctx)
+                name = self._varying_name(value, ctx, counters)
                 if name is not None:
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name), ctx=None,
                                 fix=self._fix(value, ctx))
@@ -214,6 +215,7 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name),
                                 fix=self._fix(value, ctx))
 
+    @fixes.offered_only_if_built
     def _fix(self, value: cst.BaseExpression, ctx: Ctx):
         """Wrap the argument in ``tf.constant(...)`` (unsafe: the parameter may drive
         Python control flow, shapes or a Python-typed computation in the function)."""
@@ -221,14 +223,17 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
         if tf_mod is None:
             return None
         alias, imports = tf_mod
-        inner = value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) else value
+        inner = fixes.operand(value)
         new = fixes.call(f"{alias}.constant", [cst.Arg(inner)])
         return self.replace(value, new, safe=False, imports=imports,
                             title=f"Pass `{alias}.constant({_code(inner)})`")
 
     @staticmethod
-    def _varying_name(value: cst.BaseExpression, ctx: Ctx) -> str | None:
-        """A name in ``value`` that changes on every iteration of an enclosing loop."""
+    def _varying_name(value: cst.BaseExpression, ctx: Ctx,
+                      memo: dict[int, frozenset[str]] | None = None) -> str | None:
+        """A name in ``value`` that changes on every iteration of an enclosing loop.
+        ``memo`` keeps each loop's counters, so 10,000 call sites in one loop body do
+        not each rescan the body."""
         names = _names_in(value)
         if not names:
             return None
@@ -239,8 +244,13 @@ c = resize(tf.zeros([1, 8, 8, 3]), tf.constant(128))  # TFL401
                 hit = names & targets
                 if hit:
                     return next(iter(hit))
+            counters = memo.get(id(node)) if memo is not None else None
+            if counters is None:
+                counters = _counters(node)
+                if memo is not None:
+                    memo[id(node)] = counters
             for n in names:
-                if _is_counter(node, n):
+                if n in counters:
                     return n
         return None
 
@@ -261,17 +271,18 @@ def _loop_counter_targets(node: cst.For) -> set[str]:
     return set()
 
 
-def _is_counter(loop: cst.CSTNode, name: str) -> bool:
-    """``name += <number>`` directly in the loop body."""
+def _counters(loop: cst.CSTNode) -> frozenset[str]:
+    """Names counted by ``name += <number>`` directly in the loop body."""
     body = getattr(loop, "body", None)
     stmts = getattr(body, "body", ())
+    out = set()
     for s in stmts:
         if isinstance(s, cst.SimpleStatementLine):
             for small in s.body:
                 if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and \
-                        small.target.value == name and isinstance(small.value, (cst.Integer, cst.Float)):
-                    return True
-    return False
+                        isinstance(small.value, (cst.Integer, cst.Float)):
+                    out.add(small.target.value)
+    return frozenset(out)
 
 
 def _names_in(value: cst.BaseExpression) -> set[str]:
