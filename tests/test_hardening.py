@@ -92,3 +92,108 @@ def test_tensorarray_fix_is_an_assignment_node() -> None:
     result = fix_source(src, "t.py")
     assert not result.problems
     assert "    ta = ta.write(0, x); ta = ta.write(1, x)\n" in result.source  # type: ignore[operator]
+
+
+# ---------------------------------------------------------------------------------------
+# Files that are not regular, too large, too slow; workers that die
+
+
+import os  # noqa: E402
+import time  # noqa: E402
+
+from tflint import cli, engine  # noqa: E402
+from tflint.config import ConfigError, Settings, settings_from_mapping  # noqa: E402
+
+BAD_CODE = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_in_a_folder_is_skipped_and_the_rest_reported(tmp_path, capsys) -> None:
+    (tmp_path / "a.py").write_text(BAD_CODE)
+    os.mkfifo(tmp_path / "b.py")
+    (tmp_path / "c.py").write_text(BAD_CODE)
+    t0 = time.monotonic()
+    status = cli.main(["check", "--isolated", "-j", "1", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert time.monotonic() - t0 < 30  # it used to wait forever on the FIFO
+    assert status == 2
+    assert "a.py:5:5: TFL101" in out and "c.py:5:5: TFL101" in out
+    assert "b.py: error: skipped: a FIFO, not a regular file" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_named_on_the_command_line_is_skipped(tmp_path, capsys) -> None:
+    fifo = tmp_path / "named.py"
+    os.mkfifo(fifo)
+    assert cli.main(["check", "--isolated", str(fifo)]) == 2
+    assert "skipped: a FIFO" in capsys.readouterr().err
+
+
+def test_file_over_the_size_limit_is_one_tfl002(tmp_path, capsys) -> None:
+    big = tmp_path / "big.py"
+    big.write_text(BAD_CODE + "x = 1\n" * 2000)
+    (tmp_path / "small.py").write_text(BAD_CODE)
+    (tmp_path / "pyproject.toml").write_text("[tool.tflint]\nmax-file-size = '10kB'\n")
+    status = cli.main(["check", "-j", "1", "--config", str(tmp_path / "pyproject.toml"), str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "big.py:1:1: TFL002 file not analysed: it is larger than the limit of 10 kB (max-file-size)" in out
+    assert "small.py:5:5: TFL101" in out
+    assert out.count("big.py") == 1
+
+
+def test_bounded_read_reads_at_most_one_byte_past_the_limit(tmp_path) -> None:
+    from tflint.files import read_regular_file
+
+    f = tmp_path / "f.py"
+    f.write_bytes(b"x" * 100_000)
+    assert len(read_regular_file(str(f), 1000)) == 1001
+    assert len(read_regular_file(str(f))) == 100_000
+
+
+def test_size_and_time_keys(tmp_path) -> None:
+    kw = settings_from_mapping({"max-file-size": "2 MiB", "max-seconds-per-file": 5}, "cfg", str(tmp_path))
+    assert kw == {"max_file_size": 2 * 1024 * 1024, "max_seconds_per_file": 5.0}
+    assert settings_from_mapping({"max-file-size": 4096}, "cfg", ".")["max_file_size"] == 4096
+    for bad in ({"max-file-size": "lots"}, {"max-file-size": 0}, {"max-seconds-per-file": -1}):
+        with pytest.raises(ConfigError):
+            settings_from_mapping(bad, "cfg", ".")
+
+
+def test_analysis_over_the_time_limit_is_one_tfl002(monkeypatch) -> None:
+    def forever(*args, **kwargs):  # noqa: ANN002, ANN003
+        while True:
+            pass
+
+    monkeypatch.setattr(engine, "_run_rules", forever)
+    t0 = time.monotonic()
+    diags = engine.lint_source(BAD_CODE, "slow.py", Settings(max_seconds_per_file=0.3))
+    assert time.monotonic() - t0 < 10
+    assert [(d.code, d.message) for d in diags] == [
+        ("TFL002", "analysis stopped: the file took longer than the limit of 0.3 s (max-seconds-per-file)")]
+
+
+def test_a_crashed_worker_loses_only_its_own_file(tmp_path, monkeypatch, capsys) -> None:
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the crash is planted through fork")
+    real = engine.lint_source
+
+    def crash_on_one(source, path="<string>", settings=None, **kw):  # noqa: ANN001, ANN003
+        if path.endswith("crash.py"):
+            os._exit(70)  # as the OOM killer or a native crash would end the worker
+        return real(source, path, settings, **kw)
+
+    monkeypatch.setattr(engine, "lint_source", crash_on_one)
+    names = [f"f{i:02d}.py" for i in range(12)]
+    for n in names:
+        (tmp_path / n).write_text(BAD_CODE)
+    (tmp_path / "crash.py").write_text(BAD_CODE)
+    status = cli.main(["check", "--isolated", "-j", "2", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert status == 2
+    for n in names:
+        assert f"{n}:5:5: TFL101" in out
+    assert "crash.py: error: internal error: the process linting this file crashed" in err
+    assert err.count(": error: ") == 1

@@ -86,7 +86,9 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
     from tflint.registry import is_enabled
 
     try:
-        data = files.read_source(path)
+        data = files.read_regular_file(path, opts.settings.max_file_size)
+    except files.NotRegularFile as e:
+        return FileResult(path, error=e.strerror)
     except OSError as e:
         return FileResult(path, error=f"cannot read file: {e.strerror or e}")
     if opts.fix_mode is not None:
@@ -227,12 +229,11 @@ def _run_parallel(
                 out.append(r)
                 if bar is not None:
                     bar.update(1)
-    except BrokenProcessPool:
-        message = (
-            "internal error: a worker process crashed on this file or one near it "
-            "(run with -j 1 to find which)"
-        )
-        out.extend(FileResult(p, error=message) for p in paths[len(out) :])
+    except BrokenProcessPool:  # a worker died: only the file that killed it is lost
+        from tflint.isolation import CRASHED, rerun_isolated
+
+        rest = [(p, opts) for p in paths[len(out):]]
+        out.extend(rerun_isolated(rest, _check_worker, workers, lambda item: FileResult(item[0], error=CRASHED)))
     except OSError:  # the pool could not start its workers
         if out:
             raise

@@ -89,13 +89,38 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     the collections their allocation triggers find next to nothing and cost about a tenth
     of the run. The few cycles the analysis makes are collected once the collector runs
     again (it is re-enabled as it was, also when linting raises)."""
-    if not gc.isenabled():
-        return _on_big_stack(_lint_source, source, path, settings, python_parsed)
+    settings = settings or Settings()
+    limit = settings.max_file_size
+    if len(source) > limit:
+        if not _engine_code_enabled("TFL002", settings):
+            return []
+        return [_engine_diag("TFL002", f"file not analysed: it is larger than the limit of {_size(limit)} "
+                             "(max-file-size)", path)]
+    seconds = settings.max_seconds_per_file or None
+    enabled = gc.isenabled()
     gc.disable()
     try:
-        return _on_big_stack(_lint_source, source, path, settings, python_parsed)
+        return _on_big_stack(_lint_source, source, path, settings, python_parsed, timeout=seconds)
+    except TimeLimit:
+        if not _engine_code_enabled("TFL002", settings):
+            return []
+        return [_engine_diag("TFL002", f"analysis stopped: the file took longer than the limit of {seconds:g} s "
+                             "(max-seconds-per-file)", path)]
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 1000**3), ("MB", 1000**2), ("kB", 1000)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n} bytes"
+
+
+class TimeLimit(BaseException):
+    """Raised inside an analysis that ran past ``max-seconds-per-file``. A BaseException:
+    the engine's and the rules' ``except Exception`` must not swallow it."""
 
 
 def _lint_source(source: str | bytes, path: str, settings: Settings | None,
@@ -181,14 +206,18 @@ def _parse_with_big_stack(text: str) -> cst.Module:
     return _on_big_stack(cst.parse_module, text)
 
 
-def _on_big_stack(func: Callable[..., T], *args: object) -> T:
+def _on_big_stack(func: Callable[..., T], *args: object, timeout: float | None = None) -> T:
     """Run ``func(*args)`` in a thread with a large stack and a raised recursion limit.
     Deep but valid code (a 1,000-branch elif chain, thousands of adjacent string
     literals, hundreds of nested lambdas: CPython compiles them all) is a deep tree, and
     libcst's parser, its code generation and the model's walk recurse on it: on the
     default stack the native parser kills the process instead of raising, and the
     default limit of 1,000 frames stops the analysis. Re-entrant: a call made from
-    inside such a thread runs directly."""
+    inside such a thread runs directly (and without a time limit).
+
+    With ``timeout``, a call still running after that many seconds gets
+    :class:`TimeLimit` raised inside it (at its next Python instruction) and this
+    raises :class:`TimeLimit`; a thread stuck in native code is left to finish alone."""
     if threading.current_thread().name == _BIG_STACK_THREAD:
         return func(*args)
     result: list = []
@@ -215,7 +244,11 @@ def _on_big_stack(func: Callable[..., T], *args: object) -> T:
         finally:
             threading.stack_size(old)
     try:
-        worker.join()
+        worker.join(timeout)
+        if worker.is_alive():
+            _interrupt(worker)
+            worker.join(_GRACE_SECONDS)
+            raise TimeLimit()
     finally:
         with _STACK_LOCK:
             _release_limit()
@@ -223,6 +256,18 @@ def _on_big_stack(func: Callable[..., T], *args: object) -> T:
     if isinstance(out, BaseException):
         raise out
     return out
+
+
+def _interrupt(worker: threading.Thread) -> None:
+    """Raise :class:`TimeLimit` in ``worker`` (CPython's asynchronous exception)."""
+    import ctypes
+
+    if worker.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(TimeLimit))
+
+
+#: how long a timed-out analysis gets to unwind before the caller goes on without it
+_GRACE_SECONDS = 5.0
 
 
 def _release_limit() -> None:
