@@ -197,3 +197,15 @@ def test_a_crashed_worker_loses_only_its_own_file(tmp_path, monkeypatch, capsys)
         assert f"{n}:5:5: TFL101" in out
     assert "crash.py: error: internal error: the process linting this file crashed" in err
     assert err.count(": error: ") == 1
+
+
+def test_message_names_the_nearest_caller_and_the_root_not_the_chain() -> None:
+    n = 2000
+    src = "import tensorflow as tf\n\n@tf.function\ndef root(x):\n    return h0(x)\n\n" + "".join(
+        f"def h{i}(x):\n    return h{i + 1}(x)\n\n" for i in range(n)) + f"def h{n}(x):\n    print(x)\n    return x\n"
+    diags = [d for d in lint_source(src, "chain.py") if d.code == "TFL101"]
+    assert len(diags) == 1
+    message = diags[0].message
+    assert len(message) < 400, len(message)  # was 77 KB for a chain of 2,000 helpers
+    assert f"in `h{n}`, called from `h{n - 1}` (line" in message
+    assert "…, called from `root` (line 5), which runs under tf.function" in message

@@ -61,7 +61,8 @@ class ExecutionJudgements:
     def context_note(self, ctx: Ctx) -> str | None:
         """Why code at ``ctx`` is traced, when it is not simply inside an
         ``@tf.function``: "in `helper`, called from `train_step` (line 40), which Keras
-        runs under tf.function"."""
+        runs under tf.function". A longer chain is shortened to its two ends: "in `h`,
+        called from `g` (line 8), …, called from `train_step` (line 40), which ..."."""
         fn = ctx.fn
         if fn is None:
             return None
@@ -84,6 +85,8 @@ class ExecutionJudgements:
         if not chain and f.root_reason == "tf.function":
             return None
         reason = {"tf.function": "which runs under tf.function"}.get(f.root_reason, f.root_reason)
+        if len(chain) > 2:  # the nearest caller and the root, not a chain of 2,000 helpers
+            chain = [chain[0], "…", chain[-1]]
         if chain:
             return f"in `{fn.name}`, " + ", ".join(chain) + f", {reason}"
         return f"`{fn.name}`, {reason}" if reason.startswith("which") else f"`{fn.name}` {reason}"
