@@ -209,3 +209,67 @@ def test_message_names_the_nearest_caller_and_the_root_not_the_chain() -> None:
     assert len(message) < 400, len(message)  # was 77 KB for a chain of 2,000 helpers
     assert f"in `h{n}`, called from `h{n - 1}` (line" in message
     assert "…, called from `root` (line 5), which runs under tf.function" in message
+
+
+# ---------------------------------------------------------------------------------------
+# Warnings, Ctrl-C, file names that are not valid UTF-8
+
+
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import warnings  # noqa: E402
+
+ESCAPES = "import os\n\nPATTERN = '\\d+'\n"  # a SyntaxWarning (DeprecationWarning before 3.12)
+
+
+def test_parser_warnings_are_not_errors_and_do_not_leak() -> None:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("error")
+        assert lint_source(ESCAPES, "esc.py") == []
+        assert fix_source(ESCAPES + BAD_CODE, "esc.py").applied == 1  # --fix still works
+        warnings.simplefilter("always")
+        assert lint_source(ESCAPES, "esc.py") == []
+    assert seen == []
+
+
+def _tflint(*args: str, cwd, **kw) -> subprocess.CompletedProcess:
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "tflint", *args], cwd=cwd, capture_output=True, **kw)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_ctrl_c_exits_130_with_one_line(tmp_path) -> None:
+    import sys
+
+    sys.path.insert(0, str(os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks")))
+    import scaling
+
+    (tmp_path / "slow.py").write_text(scaling.functions_source(3000))
+    proc = subprocess.Popen([sys.executable, "-m", "tflint", "check", "--isolated", "-j", "1", "slow.py"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == b"tflint: interrupted\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="bytes file names")
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_file_names_that_are_not_utf8_survive_every_format(tmp_path, fmt: str) -> None:
+    name = b"bad\xff.py"
+    with open(os.path.join(os.fsencode(tmp_path), name), "w") as f:
+        f.write(BAD_CODE)
+    r = _tflint("check", "--isolated", "--output-format", fmt, ".", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    if fmt in ("text", "github"):
+        assert name in r.stdout  # the bytes the OS gave
+    elif fmt == "json":
+        assert b'"filename": "bad\\udcff.py"' in r.stdout
+    else:
+        assert b'"uri": "bad%FF.py"' in r.stdout
+    out = tmp_path / "report.txt"
+    r = _tflint("check", "--isolated", "--output-format", fmt, "--output-file", str(out), ".", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert out.stat().st_size > 0

@@ -219,7 +219,9 @@ def _run_parallel(
     workers = min(jobs, len(paths))
     chunksize = max(1, min(16, len(paths) // (workers * 4)))
     try:
-        pool = ProcessPoolExecutor(max_workers=workers)
+        from tflint.interrupt import ignore_interrupts
+
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts)
     except (OSError, NotImplementedError, ImportError):
         return None
     out: list[FileResult] = []
@@ -531,7 +533,7 @@ def _emit(args: argparse.Namespace, report: str, stats: str) -> None:
         report += stats
         stats = ""
     if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as f:
+        with open(args.output_file, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(report)
         if stats:
             sys.stdout.write(stats)
@@ -638,6 +640,7 @@ def cmd_verify(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tflint`` console script and ``python -m tflint``."""
+    from_console = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "verify":
         return cmd_verify(argv[1:])
@@ -647,7 +650,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # argparse: --help/--version exit 0, usage errors exit 2
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     if args.command == "check":
-        return cmd_check(args)
+        from tflint.interrupt import exit_on_interrupt, names_as_given
+
+        names_as_given(sys.stdout, sys.stderr)
+        return exit_on_interrupt(cmd_check, args, leave_now=from_console)
     if args.command == "rules":
         return cmd_rules(args)
     parser.print_help(sys.stderr)

@@ -14,6 +14,7 @@ import re
 import sys
 import threading
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, TypeVar
 
@@ -249,6 +250,10 @@ def _on_big_stack(func: Callable[..., T], *args: object, timeout: float | None =
             _interrupt(worker)
             worker.join(_GRACE_SECONDS)
             raise TimeLimit()
+    except KeyboardInterrupt:  # Ctrl-C: stop the analysis too, then let it propagate
+        _interrupt(worker)
+        worker.join(_GRACE_SECONDS)
+        raise
     finally:
         with _STACK_LOCK:
             _release_limit()
@@ -295,7 +300,11 @@ def _python_syntax_error(text: str, strict: bool = False) -> tuple[int, int, str
     at the next token). Only compiles, never runs; called only for broken or extreme
     files. With ``strict``, an expression too deep for CPython is a problem too."""
     try:
-        compile(text, "<tflint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        with warnings.catch_warnings():
+            # a SyntaxWarning ("invalid escape sequence") is not an error, even under
+            # PYTHONWARNINGS=error, and is not ours to print
+            warnings.simplefilter("ignore")
+            compile(text, "<tflint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
     except SyntaxError as e:
         return (e.lineno or 1, max((e.offset or 1) - 1, 0), e.msg)
     except (RecursionError, MemoryError) as e:

@@ -14,6 +14,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence, TypeVar
 
+from tflint.interrupt import ignore_interrupts
+
 R = TypeVar("R")
 Item = TypeVar("Item")
 
@@ -40,7 +42,7 @@ def _window(items: Sequence[Item], todo: list[int], work: Callable[[Item], R], w
     """Run ``todo`` with at most ``workers`` in flight; on a broken pool, the in-flight
     items become suspects and the rest is returned, to go on in a fresh pool."""
     pending = list(todo)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
         running: dict[Future, int] = {}
         while pending or running:
             while pending and len(running) < workers:
@@ -60,7 +62,7 @@ def _window(items: Sequence[Item], todo: list[int], work: Callable[[Item], R], w
 
 def _alone(item: Item, work: Callable[[Item], R], crashed: Callable[[Item], R]) -> R:
     try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
+        with ProcessPoolExecutor(max_workers=1, initializer=ignore_interrupts) as pool:
             return pool.submit(work, item).result()
     except BrokenProcessPool:
         return crashed(item)
