@@ -273,3 +273,70 @@ def test_file_names_that_are_not_utf8_survive_every_format(tmp_path, fmt: str) -
     r = _tflint("check", "--isolated", "--output-format", fmt, "--output-file", str(out), ".", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert out.stat().st_size > 0
+
+
+# ---------------------------------------------------------------------------------------
+# --fix writes into the file
+
+
+FIXED_PRINT = BAD_CODE.replace("    print(x)", "    tf.print(x)")
+
+
+def test_fix_writes_into_the_same_file(tmp_path, capsys) -> None:
+    f = tmp_path / "m.py"
+    f.write_text(BAD_CODE)
+    os.chmod(f, 0o640)
+    link = tmp_path / "other-name.py"
+    os.link(f, link)
+    inode = f.stat().st_ino
+    xattr = False
+    if hasattr(os, "setxattr"):
+        try:
+            os.setxattr(f, "user.tflint-test", b"kept")
+            xattr = True
+        except OSError:
+            pass
+    if os.geteuid() == 0:
+        os.chown(f, 12345, 23456)
+    assert cli.main(["check", "--isolated", "--fix", "-j", "1", str(f)]) == 0
+    assert f.read_text() == FIXED_PRINT
+    assert link.read_text() == FIXED_PRINT  # the hard link is still the same file
+    st = f.stat()
+    assert st.st_ino == inode and st.st_nlink == 2 and st.st_mode & 0o777 == 0o640
+    if os.geteuid() == 0:
+        assert (st.st_uid, st.st_gid) == (12345, 23456)
+    if xattr:
+        assert os.getxattr(f, "user.tflint-test") == b"kept"
+
+
+def test_fix_refuses_a_read_only_file_and_says_so(tmp_path, capsys) -> None:
+    f = tmp_path / "ro.py"
+    f.write_text(BAD_CODE)
+    os.chmod(f, 0o444)
+    try:
+        assert cli.main(["check", "--isolated", "--fix", "-j", "1", str(f)]) == 2
+    finally:
+        os.chmod(f, 0o644)
+    out, err = capsys.readouterr()
+    assert f.read_text() == BAD_CODE
+    assert "ro.py: error: cannot write the fixed file: the file is read-only" in err
+    assert "could not be written; 1 finding remaining." in err  # was "0 findings remaining"
+    assert "TFL101" in out
+
+
+def test_fix_never_overwrites_an_edit_saved_after_the_read(tmp_path, monkeypatch, capsys) -> None:
+    from tflint import writeback
+
+    f = tmp_path / "edited.py"
+    f.write_text(BAD_CODE)
+    real = writeback.write_back
+
+    def edit_then_write(path, original, new):  # noqa: ANN001
+        with open(path, "a") as fh:
+            fh.write("# saved by the editor meanwhile\n")
+        return real(path, original, new)
+
+    monkeypatch.setattr(writeback, "write_back", edit_then_write)
+    assert cli.main(["check", "--isolated", "--fix", "-j", "1", str(f)]) == 2
+    assert f.read_text() == BAD_CODE + "# saved by the editor meanwhile\n"
+    assert "the file changed since it was read; not written" in capsys.readouterr().err

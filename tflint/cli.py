@@ -53,6 +53,8 @@ class FileResult:
     fixed: int = 0
     diff: str | None = None
     fix_problems: list[str] = field(default_factory=list)
+    #: ``--fix`` could not write the fixed text (the file is as it was)
+    unwritten: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,10 +132,12 @@ def _file_settings(path: str, settings: Settings) -> Settings:
 
 
 def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
-    """``--fix``: fix the file and write it back atomically if it changed; ``--diff``:
-    only compute the unified diff. The result carries the findings left after fixing
+    """``--fix``: fix the file and write it back into the same file if it changed
+    (:mod:`tflint.writeback`); ``--diff``: only compute the unified diff. The result carries the findings left after fixing
     (noqa and per-file-ignores applied: silenced findings are not fixed either)."""
-    from tflint import files, noqa
+    import dataclasses
+
+    from tflint import noqa, writeback
     from tflint.engine import fix_source
 
     try:
@@ -148,11 +152,11 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
                 out.diff = _unified_diff(path, _decode_for_noqa(data), _decode_for_noqa(new))
             else:
                 try:
-                    files.write_atomic(path, new)
-                except OSError as e:
-                    out.error = f"cannot write the fixed file: {e.strerror or e}"
-                    out.fixed = 0
-                    return out
+                    writeback.write_back(path, data, new)
+                except OSError as e:  # the file is unchanged: report what it holds now
+                    now = check_file(path, dataclasses.replace(opts, fix_mode=None))
+                    return dataclasses.replace(now, error=f"cannot write the fixed file: {e.strerror or e}",
+                                               unwritten=True)
         if opts.show_source and out.diagnostics:
             out.lines = noqa.source_lines(_decode_for_noqa(new))
         return out
@@ -313,7 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--fix",
         action="store_true",
-        help="apply safe fixes and write the files (atomically, only when changed); "
+        help="apply safe fixes and write them into the files (only when changed, never over "
+        "an edit saved meanwhile); "
         "the findings left are reported",
     )
     g.add_argument(
@@ -435,7 +440,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
     sources: dict[str, list[str]] = {}
     diffs: list[str] = []
-    fixed = fixed_files = 0
+    fixed = fixed_files = unwritten = 0
     if found.files:
         jobs = args.jobs or (os.cpu_count() or 1)
         progress = not args.quiet and len(found.files) >= PROGRESS_MIN_FILES and _isatty(sys.stderr)
@@ -453,6 +458,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 diffs.append(r.diff)
             fixed += r.fixed
             fixed_files += 1 if r.fixed else 0
+            unwritten += r.unwritten
             diagnostics.extend(r.diagnostics)
             if r.lines is not None:
                 sources[r.path] = r.lines
@@ -480,7 +486,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         _err(f"tflint: error: cannot write {args.output_file}: {e.strerror or e}")
         return 2
     if args.fix and not args.quiet and args.output_format == "text":
-        _err(f"Fixed {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}; "
+        failed = f"; {_n(unwritten, 'file')} could not be written" if unwritten else ""
+        _err(f"Fixed {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}{failed}; "
              f"{_n(len(diagnostics), 'finding')} remaining.")
     if diagnostics and not args.quiet and args.output_format == "text":
         n_files = len({d.path for d in diagnostics})
