@@ -183,3 +183,30 @@ def test_fuzz_small_budget() -> None:
     tally = fuzz.run(60, seed=12)
     assert tally.modules > 30 and tally.fix_runs > 0
     assert tally.failures == [], tally.failures[0]
+
+
+def test_scalar_argument_fix_keeps_the_value() -> None:
+    """TFL401 wraps a per-call Python scalar in ``tf.constant(...)``: with ``tf.constant``
+    standing in as the identity, every call gets the same value as before."""
+    seen = [0]
+
+    @SETTINGS
+    @given(expr=st.sampled_from(["step", "(step)", "step * 2", "-step", "a + step", "(a - step) * 3",
+                                 "int(step)", "float(step) / 4", "step if a else 1"]))
+    def prop(expr: str) -> None:
+        text = (HEADER + "\n@tf.function\ndef train(x, s):\n    return (x, s)\n\n\ndef f(x):\n"
+                "    out = []\n    for step in range(100):\n        out.append(train(x, " + expr + "))\n"
+                "    return out\n")
+        result = fix_source(text, "prop.py", unsafe=True)
+        assert not result.problems
+        fixed = result.source
+        assert isinstance(fixed, str)
+        compile(fixed, "fixed", "exec")
+        assert fix_source(fixed, "prop.py", unsafe=True).source == fixed
+        if "TFL401" in result.applied_by_code:
+            seen[0] += 1
+            assert "tf.constant(" in fixed
+            assert _run(fixed, 1.5) == _run(text, 1.5), fixed
+
+    prop()
+    assert seen[0] > 0
