@@ -28,7 +28,7 @@ class Settings:
     extend_exclude: list[str] = field(default_factory=list)
     force_exclude: bool = False
     #: a file larger than this (bytes) is not analysed: one TFL002 says so
-    max_file_size: int = 10 * 1024 * 1024
+    max_file_size: int = 10_000_000
     #: a file whose analysis takes longer (seconds) is stopped with one TFL002; 0: no limit
     max_seconds_per_file: float = 60.0
 
