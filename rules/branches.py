@@ -3,6 +3,9 @@ on a tensor in a Python loop, names defined in only one branch of a tensor `if`.
 
 from __future__ import annotations
 
+import bisect
+import functools
+
 import libcst as cst
 
 from tflint import fixes
@@ -323,8 +326,8 @@ def log_or_zero(x):
         if not sem.surely_tf_loop(node, fn):
             return
         inside = {id(n) for n in walk_scope(node)}
-        outside = {n for n, b in bindings(fn.node.body) if id(b) not in inside}
-        candidates = assigned_in(node.body) - outside - fn.param_names
+        outside = {n for n, b in self._index(fn).bindings if id(b) not in inside}
+        candidates = self._assigned(node.body) - outside - fn.param_names
         if isinstance(node, cst.For):
             candidates -= set(target_names(node.target))
         candidates = {n for n in candidates
@@ -344,16 +347,18 @@ def log_or_zero(x):
             return
         if not sem.surely_tf_test(node.test, fn):
             return
-        returning = _one_branch_returns(node, fn.node)
+        index = self._index(fn)
+        returning = _one_branch_returns(node, index)
         if returning is not None:
             other = "else" if returning == "true" else "true"
             self.report(node, self.RETURN_MESSAGE.format(branch=returning, other=other), ctx=ctx)
             return
-        body_names = assigned_in(node.body)
+        body_names = self._assigned(node.body)
         else_block = node.orelse
-        else_names = assigned_in(else_block) if else_block is not None else set()
-        candidates = [(n, "true", "else") for n in sorted(body_names - else_names) if not _exits(else_block)]
-        if else_block is not None and not _exits(node.body):
+        else_names = self._assigned(else_block) if else_block is not None else frozenset()
+        candidates = [(n, "true", "else") for n in sorted(body_names - else_names)
+                      if not _exits(else_block, self._exits_cache)]
+        if else_block is not None and not _exits(node.body, self._exits_cache):
             candidates += [(n, "else", "true") for n in sorted(else_names - body_names)]
         if not candidates:
             return
@@ -362,39 +367,120 @@ def log_or_zero(x):
         for name, branch, other in candidates:
             if any(name in f.globals_ or name in f.nonlocals for f in fn.scope_chain()) or name in fn.param_names:
                 continue
-            if self._defined_before(name, start, fn) or not self._read_after(name, end, fn):
+            if index.defined_before(name, start) or not index.read_after(name, end):
                 continue
             self.report(node, self.MESSAGE.format(name=name, branch=branch, other=other), ctx=ctx)
             return
 
-    def _defined_before(self, name: str, start: tuple[int, int], fn: FunctionInfo) -> bool:
-        for n, b in bindings(fn.node.body):
-            if n == name:
-                p = self.sem.position(b).start
-                if (p.line, p.column) < start:
-                    return True
-        return False
+    # Each function body is indexed once and each elif chain summed once: every `if` of a
+    # function (and every link of a chain of 1,000 `elif`) asks the same questions, and
+    # rescanning the body for each made the rule quadratic.
 
-    def _read_after(self, name: str, end: tuple[int, int], fn: FunctionInfo) -> bool:
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._indexes: dict[int, _FunctionIndex] = {}
+        self._exits_cache: dict[int, bool] = {}
+        self._assigned_cache: dict[int, frozenset[str]] = {}
+
+    def _index(self, fn: FunctionInfo) -> "_FunctionIndex":
+        found = self._indexes.get(id(fn))
+        if found is None:
+            found = self._indexes[id(fn)] = _FunctionIndex(fn.node, self.sem.position)  # type: ignore[arg-type]
+        return found
+
+    def _assigned(self, node: cst.CSTNode) -> frozenset[str]:
+        """Names bound in ``node``; an elif chain is summed from its last link up."""
+        cache = self._assigned_cache
+        found = cache.get(id(node))
+        if found is not None:
+            return found
+        chain: list[cst.If] = []
+        link: cst.CSTNode | None = node
+        while isinstance(link, cst.If) and id(link) not in cache:
+            chain.append(link)
+            link = link.orelse
+        if link is None:
+            tail: frozenset[str] = frozenset()
+        else:
+            tail = cache.get(id(link)) or frozenset(assigned_in(link))
+            cache[id(link)] = tail
+        for c in reversed(chain):
+            tail = frozenset(assigned_in(c.test) | assigned_in(c.body)) | tail
+            cache[id(c)] = tail
+        return cache[id(node)]
+
+
+class _FunctionIndex:
+    """What TFL504 asks of one function body, computed once and only when asked: where
+    each name is bound and mentioned, which mentions are assignment targets, and which
+    top-level statements are followed by a ``return``."""
+
+    def __init__(self, fn: cst.FunctionDef, position) -> None:
+        self._body = fn.body
+        self._position = position
+        self.stmts = tuple(self._body.body) if isinstance(self._body, cst.IndentedBlock) else ()
+        self.position_of = {id(st): i for i, st in enumerate(self.stmts)}
+
+    @functools.cached_property
+    def bindings(self) -> list[tuple[str, cst.CSTNode]]:
+        return list(bindings(self._body))
+
+    @functools.cached_property
+    def last_exit(self) -> int:
+        """Index of the last top-level statement holding a ``return``/``raise`` (-1: none);
+        found from the end, so usually at the first look."""
+        for i in range(len(self.stmts) - 1, -1, -1):
+            if _holds(self.stmts[i], (cst.Return, cst.Raise)):
+                return i
+        return -1
+
+    @functools.cached_property
+    def _first_binding(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for n, b in self.bindings:
+            p = self._position(b).start
+            key = (p.line, p.column)
+            if key < out.get(n, (1 << 62, 0)):
+                out[n] = key
+        return out
+
+    @functools.cached_property
+    def _mentions(self) -> dict[str, list[tuple[tuple[int, int], int, cst.Name]]]:
+        out: dict[str, list[tuple[tuple[int, int], int, cst.Name]]] = {}
+        for i, n in enumerate(name_nodes(self._body)):
+            p = self._position(n).start
+            out.setdefault(n.value, []).append(((p.line, p.column), i, n))
+        for v in out.values():
+            v.sort(key=lambda m: (m[0], m[1]))
+        return out
+
+    @functools.cached_property
+    def _store_of(self) -> dict[int, cst.Assign]:
+        """id(Name that is an assignment target) -> its Assign."""
+        out: dict[int, cst.Assign] = {}
+        for s in walk_scope(self._body):
+            if isinstance(s, cst.Assign):
+                for tg in s.targets:
+                    for t in walk_scope(tg.target):
+                        out.setdefault(id(t), s)
+        return out
+
+    def defined_before(self, name: str, start: tuple[int, int]) -> bool:
+        first = self._first_binding.get(name)
+        return first is not None and first < start
+
+    def read_after(self, name: str, end: tuple[int, int]) -> bool:
         """The first mention of ``name`` after the ``if`` reads it (is not a plain rebinding)."""
-        first: tuple[tuple[int, int], cst.Name] | None = None
-        for n in name_nodes(fn.node.body):
-            if n.value == name:
-                p = self.sem.position(n).start
-                key = (p.line, p.column)
-                if key > end and (first is None or key < first[0]):
-                    first = (key, n)
-        if first is None:
+        mentions = self._mentions.get(name, [])
+        i = bisect.bisect_right(mentions, end, key=lambda m: m[0])
+        if i == len(mentions):
             return False
-        stores = {id(t) for s in walk_scope(fn.node.body) if isinstance(s, cst.Assign)
-                  for tg in s.targets for t in walk_scope(tg.target)}
-        if id(first[1]) not in stores:
+        first = mentions[i][2]
+        assign = self._store_of.get(id(first))
+        if assign is None:
             return True
         # `y = y + 1` reads first; `y = x` rebinds
-        for s in walk_scope(fn.node.body):
-            if isinstance(s, cst.Assign) and any(first[1] is t for tg in s.targets for t in walk_scope(tg.target)):
-                return name in names_read(s.value)
-        return False
+        return name in names_read(assign.value)
 
 
 def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tuple[str | None, set[str]]:
@@ -474,13 +560,12 @@ def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tu
     return None, defined
 
 
-def _one_branch_returns(node: cst.If, fn: cst.FunctionDef) -> str | None:
+def _one_branch_returns(node: cst.If, fn: _FunctionIndex) -> str | None:
     """``"true"``/``"else"``: that branch of ``node``, a statement of the function body
     itself, ends in ``return``, while the other branch and every statement after the
     ``if`` hold no ``return``, so the other path falls off the end of the function."""
-    stmts = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
-    index = next((i for i, st in enumerate(stmts) if st is node), None)
-    if index is None or any(_holds(st, (cst.Return, cst.Raise)) for st in stmts[index + 1:]):
+    index = fn.position_of.get(id(node))
+    if index is None or fn.last_exit > index:
         return None
     if _ends_in_return(node.body) and not _holds(node.orelse, cst.Return):
         return "true"
@@ -502,12 +587,27 @@ def _ends_in_return(block: cst.BaseSuite) -> bool:
     return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
 
 
-def _exits(block: cst.CSTNode | None) -> bool:
-    """Does the block end by leaving (``return``, ``raise``, ``break``, ``continue``)?"""
+def _exits(block: cst.CSTNode | None, memo: dict[int, bool] | None = None) -> bool:
+    """Does the block end by leaving (``return``, ``raise``, ``break``, ``continue``)?
+    An elif chain is followed link by link (no recursion on its length); ``memo`` keeps
+    the answer for every link, so each link of a chain is judged once."""
     if block is None:
         return False
     if isinstance(block, cst.If):
-        return _exits(block.body) and _exits(block.orelse)
+        chain: list[cst.If] = []
+        link: cst.CSTNode | None = block
+        while isinstance(link, cst.If) and (memo is None or id(link) not in memo):
+            chain.append(link)
+            link = link.orelse
+        if isinstance(link, cst.If):
+            result = memo[id(link)]  # type: ignore[index]
+        else:
+            result = _exits(link, memo)
+        for c in reversed(chain):
+            result = result and _exits(c.body, memo)
+            if memo is not None:
+                memo[id(c)] = result
+        return result
     body = getattr(block, "body", None)
     stmts = getattr(body, "body", body) if not isinstance(block, cst.IndentedBlock) else block.body
     if not stmts:

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from tflint.diagnostics import Applicability, Edit, Fix, Severity
+from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
 from tflint.semantic.values import self_attr_values
@@ -822,10 +822,9 @@ class Buffer(tf.Module):
         short = text if len(text) <= 40 else f"{target}.{call.func.attr.value}(...)"
         fix = None
         if target is not None:
-            pos = self.sem.position(node)
-            fix = Fix(title=f"Assign the result back to `{target}`", applicability=Applicability.SAFE,
-                      edits=(Edit(pos.start.line, pos.start.column, pos.start.line, pos.start.column,
-                                  f"{target} = "),))
+            # `ta.write(i, x)` -> `ta = ta.write(i, x)`, built from the statement's own nodes
+            new = cst.Assign(targets=[cst.AssignTarget(target=recv)], value=call)
+            fix = self.replace(node, new, safe=True, title=f"Assign the result back to `{target}`")
         self.report(node, self.MESSAGE.format(call=short, target=target or "ta"), ctx=ctx, fix=fix)
 
     def _is_tensorarray(self, e: cst.BaseExpression, fn: FunctionInfo | None, depth: int) -> bool:

@@ -223,6 +223,7 @@ result = tf_cube(2)
         self.report(node, self.MESSAGE.format(what=what), ctx=ctx,
                     fix=self._fix(node, ctx) if what == "print" else None)
 
+    @fixes.offered_only_if_built
     def _fix(self, node: cst.Call, ctx: Ctx):
         """``print(...)`` -> ``tf.print(...)``: safe when only positional arguments
         (``*args`` too) and ``sep``/``end`` are passed; ``file=``/``flush=`` have no
@@ -536,6 +537,7 @@ ds = ds.map(lambda x: x + tf.random.uniform([], minval=0, maxval=1000, dtype=tf.
                             fix=self._fix(node, q, ctx))
                 return
 
+    @fixes.offered_only_if_built
     def _fix(self, node: cst.Call, q: str, ctx: Ctx):
         """The ``tf.random`` call drawing from the same distribution (unsafe: another
         generator, default dtype float32/int32 instead of NumPy's float64/int64)."""
@@ -572,7 +574,7 @@ def _tf_random_call(node: cst.Call, q: str, tf: str) -> cst.Call | None:
         if name in ("rand", "randn"):
             if any(a.keyword is not None or a.star for a in node.args):
                 return None
-            shape = cst.List(fixes._elem_commas([cst.Element(a.value) for a in node.args]))
+            shape = cst.List(fixes._elem_commas([cst.Element(fixes.operand(a.value)) for a in node.args]))
             return fixes.call(uniform if name == "rand" else normal, [cst.Arg(shape)])
         if name in ("random", "random_sample", "ranf", "sample"):
             b = fixes.bind_args(node, ("size",))

@@ -380,6 +380,7 @@ for filter_index in range(64):
         where = f"`{site.path}` (line {site.line})" + (f" and {more} more call site{'s' * (more > 1)}" if more else "")
         self.report(param.name, self.MESSAGE_EXTERNAL.format(arg=arg.text, param=key, where=where, fn=callee.name))
 
+    @fixes.offered_only_if_built
     def _fix(self, value: cst.BaseExpression, ctx: Ctx):
         """Wrap the argument in ``tf.constant(...)`` (unsafe: the parameter may drive
         Python control flow, shapes or a Python-typed computation in the function)."""
@@ -387,7 +388,7 @@ for filter_index in range(64):
         if tf_mod is None:
             return None
         alias, imports = tf_mod
-        inner = value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) else value
+        inner = fixes.operand(value)
         new = fixes.call(f"{alias}.constant", [cst.Arg(inner)])
         return self.replace(value, new, safe=False, imports=imports,
                             title=f"Pass `{alias}.constant({_code(inner)})`")

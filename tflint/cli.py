@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--fix",
         action="store_true",
-        help="apply safe fixes and write the files (atomically, only when changed); "
+        help="apply safe fixes and write them into the files (only when changed, never over "
+        "an edit saved meanwhile); "
         "the findings left are reported",
     )
     g.add_argument(
@@ -373,7 +374,7 @@ def _report(args: argparse.Namespace, results: list[FileResult], read_errors: li
     diagnostics: list[Diagnostic] = []
     sources: dict[str, list[str]] = {}
     diffs: list[str] = []
-    fixed = fixed_files = 0
+    fixed = fixed_files = unwritten = 0
     fixes_by_file: list[tuple[str, dict[str, int]]] = []
     for r in results:
         if r.error is not None:
@@ -386,6 +387,7 @@ def _report(args: argparse.Namespace, results: list[FileResult], read_errors: li
             diffs.append(r.diff)
         fixed += r.fixed
         fixed_files += 1 if r.fixed else 0
+        unwritten += r.unwritten
         if r.fixed_by_code:
             fixes_by_file.append((r.path, r.fixed_by_code))
         diagnostics.extend(r.diagnostics)
@@ -423,7 +425,8 @@ def _report(args: argparse.Namespace, results: list[FileResult], read_errors: li
     if args.add_noqa and not args.quiet:
         _err(f"Added noqa comments for {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}.")
     if args.fix and summary:
-        _err(f"Fixed {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}; "
+        failed = f"; {_n(unwritten, 'file')} could not be written" if unwritten else ""
+        _err(f"Fixed {_n(fixed, 'finding')} in {_n(fixed_files, 'file')}{failed}; "
              f"{_n(len(diagnostics), 'finding')} remaining.")
         if args.show_fixes:
             for path, by_code in fixes_by_file:
@@ -483,7 +486,7 @@ def _emit(args: argparse.Namespace, report: str, stats: str) -> None:
         report += stats
         stats = ""
     if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as f:
+        with open(args.output_file, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(report)
         if stats:
             sys.stdout.write(stats)
@@ -603,6 +606,7 @@ def cmd_server(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tflint`` console script and ``python -m tflint``."""
+    from_console = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "verify":
         return cmd_verify(argv[1:])
@@ -614,7 +618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # argparse: --help/--version exit 0, usage errors exit 2
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     if args.command == "check":
-        return cmd_check(args)
+        from tflint.interrupt import exit_on_interrupt, names_as_given
+
+        names_as_given(sys.stdout, sys.stderr)
+        return exit_on_interrupt(cmd_check, args, leave_now=from_console)
     if args.command == "rules":
         return cmd_rules(args)
     parser.print_help(sys.stderr)

@@ -35,6 +35,10 @@ class Settings:
     #: the project index cache (``.tflint_cache/`` under the project root by default)
     cache: bool = True
     cache_dir: str | None = None
+    #: a file larger than this (bytes) is not analysed: one TFL002 says so
+    max_file_size: int = 10_000_000
+    #: a file whose analysis takes longer (seconds) is stopped with one TFL002; 0: no limit
+    max_seconds_per_file: float = 60.0
 
 
 # --------------------------------------------------------------------------------------
@@ -54,6 +58,8 @@ KNOWN_KEYS = (
     "tf-function-wrappers",
     "keras-version",
     "cache-dir",
+    "max-file-size",
+    "max-seconds-per-file",
 )
 
 #: folders skipped when recursing, unless ``exclude`` replaces the list (as in flake8
@@ -357,7 +363,39 @@ def settings_from_mapping(raw: Mapping[str, Any], where: str, base_dir: str) -> 
         if not isinstance(value, str) or not value.strip():
             raise ConfigError(f"{where}: cache-dir must be a folder name, got {value!r}")
         kw["cache_dir"] = os.path.normpath(os.path.join(base_dir, os.path.expanduser(value.strip())))
+    if "max-file-size" in raw:
+        kw["max_file_size"] = _as_size(raw["max-file-size"], where)
+    if "max-seconds-per-file" in raw:
+        kw["max_seconds_per_file"] = _as_seconds(raw["max-seconds-per-file"], where)
     return kw
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "ki": 1024, "mi": 1024**2, "gi": 1024**3}
+
+
+def _as_size(value: Any, where: str) -> int:
+    """Bytes: a number, or a string with a unit ("10MB", "512 KiB")."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    m = _SIZE.fullmatch(value) if isinstance(value, str) else None
+    if m is not None:
+        unit = (m.group(2) or "").lower().rstrip("b")
+        size = int(float(m.group(1)) * _UNITS[unit])
+        if size > 0:
+            return size
+    raise ConfigError(f"{where}: max-file-size must be a positive size such as 10MB, got {value!r}")
+
+
+def _as_seconds(value: Any, where: str) -> float:
+    try:
+        seconds = float(value) if not isinstance(value, bool) else -1.0
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if seconds < 0 or seconds != seconds:
+        raise ConfigError(f"{where}: max-seconds-per-file must be a number of seconds (0: no limit), "
+                          f"got {value!r}")
+    return seconds
 
 
 def load_config_file(cfg: ConfigFile) -> dict[str, Any]:

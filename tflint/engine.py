@@ -10,9 +10,11 @@ import gc
 import io
 import itertools
 import re
+import sys
 import threading
 import tokenize
-from typing import TYPE_CHECKING, Iterable
+import warnings
+from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 import libcst as cst
 
@@ -93,13 +95,38 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     settings)."""
     settings = settings or Settings()
     selection = selection or for_settings(settings)
-    if not gc.isenabled():
-        return _lint_source(source, path, settings, python_parsed, selection, project)
+    limit = settings.max_file_size
+    if len(source) > limit:
+        if not selection.wants("TFL002"):
+            return []
+        return [_engine_diag("TFL002", f"file not analysed: it is larger than the limit of {_size(limit)} "
+                             "(max-file-size)", path)]
+    seconds = settings.max_seconds_per_file or None
+    enabled = gc.isenabled()
     gc.disable()
     try:
-        return _lint_source(source, path, settings, python_parsed, selection, project)
+        return _on_big_stack(_lint_source, source, path, settings, python_parsed, selection, project,
+                             timeout=seconds)
+    except TimeLimit:
+        if not selection.wants("TFL002"):
+            return []
+        return [_engine_diag("TFL002", f"analysis stopped: the file took longer than the limit of {seconds:g} s "
+                             "(max-seconds-per-file)", path)]
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 1000**3), ("MB", 1000**2), ("kB", 1000)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n} bytes"
+
+
+class TimeLimit(BaseException):
+    """Raised inside an analysis that ran past ``max-seconds-per-file``. A BaseException:
+    the engine's and the rules' ``except Exception`` must not swallow it."""
 
 
 def _lint_source(source: str | bytes, path: str, settings: Settings, python_parsed: bool,
@@ -135,9 +162,17 @@ def _lint_source(source: str | bytes, path: str, settings: Settings, python_pars
     try:
         module = _parse_with_big_stack(text)
     except cst.ParserSyntaxError as e:
+        problem = _python_syntax_error(text)
+        if problem is None:
+            # CPython compiles it: not a syntax error, a limit of libcst's parser (it gives
+            # up on about 4,000 adjacent string literals); say so, never "syntax error"
+            if not want_002:
+                return []
+            return [_engine_diag("TFL002", "file not analysed: valid Python that libcst's parser cannot read "
+                                 f"({_one_line(e.message)})", path, e.raw_line, max(e.raw_column, 0))]
         if not want_001:
             return []
-        line, col, msg = _python_syntax_error(text) or (e.raw_line, max(e.raw_column, 0), e.message)
+        line, col, msg = problem
         return [_engine_diag("TFL001", f"syntax error: {_one_line(msg)}", path, line, col)]
     except RecursionError:
         return [_engine_diag("TFL001", "cannot parse: source is nested too deeply", path)] if want_001 else []
@@ -157,7 +192,7 @@ def _lint_source(source: str | bytes, path: str, settings: Settings, python_pars
 _MAX_BRACKET_DEPTH = 200
 _HARD_BRACKET_DEPTH = 1000
 _NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
-_PARSE_STACK_BYTES = 256 * 1024 * 1024
+_PARSE_STACK_BYTES = 512 * 1024 * 1024
 #: lines longer than this are checked with CPython's parser before libcst sees them
 _LONG_LINE = 2000
 
@@ -172,32 +207,92 @@ def _bracket_depth(text: str) -> int:
 
 
 def _parse_with_big_stack(text: str) -> cst.Module:
-    """Parse in a thread with a large stack: deeply nested expressions (long lambda or
-    conditional chains) overflow the default stack inside libcst's native parser, which
-    kills the process instead of raising."""
+    """Parse with the stack and recursion budget of :func:`_on_big_stack`."""
+    return _on_big_stack(cst.parse_module, text)
+
+
+def _on_big_stack(func: Callable[..., T], *args: object, timeout: float | None = None) -> T:
+    """Run ``func(*args)`` in a thread with a large stack and a raised recursion limit.
+    Deep but valid code (a 1,000-branch elif chain, thousands of adjacent string
+    literals, hundreds of nested lambdas: CPython compiles them all) is a deep tree, and
+    libcst's parser, its code generation and the model's walk recurse on it: on the
+    default stack the native parser kills the process instead of raising, and the
+    default limit of 1,000 frames stops the analysis. Re-entrant: a call made from
+    inside such a thread runs directly (and without a time limit).
+
+    With ``timeout``, a call still running after that many seconds gets
+    :class:`TimeLimit` raised inside it (at its next Python instruction) and this
+    raises :class:`TimeLimit`; a thread stuck in native code is left to finish alone."""
+    if threading.current_thread().name == _BIG_STACK_THREAD:
+        return func(*args)
     result: list = []
 
     def run() -> None:
         try:
-            result.append(cst.parse_module(text))
+            result.append(func(*args))
         except BaseException as e:  # re-raised in the caller's thread
             result.append(e)
 
+    global _big_stack_users, _saved_limit
     with _STACK_LOCK:
+        if _big_stack_users == 0:
+            _saved_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_saved_limit, _RECURSION_LIMIT))
+        _big_stack_users += 1
         old = threading.stack_size(_PARSE_STACK_BYTES)
         try:
-            worker = threading.Thread(target=run, name="tflint-parse")
+            worker = threading.Thread(target=run, name=_BIG_STACK_THREAD, daemon=True)
             worker.start()
+        except BaseException:
+            _release_limit()
+            raise
         finally:
             threading.stack_size(old)
-    worker.join()
+    try:
+        worker.join(timeout)
+        if worker.is_alive():
+            _interrupt(worker)
+            worker.join(_GRACE_SECONDS)
+            raise TimeLimit()
+    except KeyboardInterrupt:  # Ctrl-C: stop the analysis too, then let it propagate
+        _interrupt(worker)
+        worker.join(_GRACE_SECONDS)
+        raise
+    finally:
+        with _STACK_LOCK:
+            _release_limit()
     out = result[0]
     if isinstance(out, BaseException):
         raise out
     return out
 
 
+def _interrupt(worker: threading.Thread) -> None:
+    """Raise :class:`TimeLimit` in ``worker`` (CPython's asynchronous exception)."""
+    import ctypes
+
+    if worker.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(TimeLimit))
+
+
+#: how long a timed-out analysis gets to unwind before the caller goes on without it
+_GRACE_SECONDS = 5.0
+
+
+def _release_limit() -> None:
+    global _big_stack_users
+    _big_stack_users -= 1
+    if _big_stack_users == 0:
+        sys.setrecursionlimit(_saved_limit)
+
+
+T = TypeVar("T")
 _STACK_LOCK = threading.Lock()
+_BIG_STACK_THREAD = "tflint-big-stack"
+#: frames allowed while a big-stack thread runs (the thread's 512 MiB stack holds them)
+_RECURSION_LIMIT = 60_000
+_big_stack_users = 0
+_saved_limit = 1000
 
 
 def _longest_line(text: str) -> int:
@@ -209,7 +304,11 @@ def _python_syntax_error(text: str, strict: bool = False) -> tuple[int, int, str
     at the next token). Only compiles, never runs; called only for broken or extreme
     files. With ``strict``, an expression too deep for CPython is a problem too."""
     try:
-        compile(text, "<tflint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        with warnings.catch_warnings():
+            # a SyntaxWarning ("invalid escape sequence") is not an error, even under
+            # PYTHONWARNINGS=error, and is not ours to print
+            warnings.simplefilter("ignore")
+            compile(text, "<tflint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
     except SyntaxError as e:
         return (e.lineno or 1, max((e.offset or 1) - 1, 0), e.msg)
     except (RecursionError, MemoryError) as e:
@@ -226,7 +325,11 @@ def _traced_from_elsewhere(project: "ProjectView | None") -> bool:
 
 
 def _one_line(e: object) -> str:
-    return " ".join(str(e).split())[:300]
+    try:
+        text = str(e)
+    except RecursionError:  # an exception that quotes a deep node
+        text = type(e).__name__
+    return " ".join(text.split())[:300]
 
 
 def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], settings: Settings,

@@ -24,8 +24,10 @@ Rules (flake8's and ruff's, so that users and pre-commit get what they expect):
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -159,11 +161,47 @@ def _walk(root: str, patterns: Sequence[str], add, out: Discovery, ignored: "Git
             add(path)
 
 
+class NotRegularFile(OSError):
+    """A FIFO, socket or device: reading it could block forever or never end."""
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+
+
+def read_regular_file(path: str, limit: int | None = None) -> bytes:
+    """The bytes of a regular file, at most ``limit + 1`` of them (enough for the engine
+    to see the file is over the limit without reading a huge file whole). Anything
+    else is refused before a byte is read: the file is opened non-blocking (opening a
+    FIFO with no writer would wait forever) and checked with ``fstat`` on the open
+    descriptor, so a file swapped for a FIFO after the walk is refused too. Raises
+    OSError (:class:`NotRegularFile` for a FIFO, socket or device)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            raise NotRegularFile(errno.EINVAL, f"skipped: {kind}, not a regular file")
+        want = st.st_size + 1 if limit is None else min(st.st_size, limit) + 1
+        chunks: list[bytes] = []
+        got = 0
+        while limit is None or got <= limit:
+            chunk = os.read(fd, max(want - got, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        data = b"".join(chunks)
+        return data if limit is None else data[:limit + 1]
+    finally:
+        os.close(fd)
+
+
 def read_source(path: str) -> bytes:
     """The file's bytes, undecoded: the engine honours a BOM and a PEP 263 cookie.
     Raises OSError (the caller reports it as a read error)."""
-    with open(path, "rb") as f:
-        return f.read()
+    return read_regular_file(path)
 
 
 def per_file_ignored_codes(path: str, per_file_ignores: dict[str, list[str]]) -> list[str]:

@@ -12,11 +12,12 @@ reach TensorFlow (``tf``, ``tensorflow``, or nothing yet), and where does a new 
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 import libcst as cst
 
@@ -58,6 +59,37 @@ def _strip_parens(node: cst.CSTNode) -> cst.CSTNode:
     if getattr(node, "lpar", None) or getattr(node, "rpar", None):
         return node.with_changes(lpar=[], rpar=[])
     return node
+
+
+#: expressions that need their own parentheses wherever they are moved into an argument
+#: list, a keyword value or a list display: ``f(2, 3)`` is not ``f((2, 3))``, ``()`` and
+#: ``x for x in y`` are not expressions there at all, ``mean=x := 1`` does not parse
+_NEEDS_PARENS = (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)
+
+
+def operand(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` (an original sub-tree) ready to stand alone as a call argument or a list
+    element: redundant parentheses dropped, those that carry meaning kept or added."""
+    if isinstance(expr, _NEEDS_PARENS):
+        return expr if expr.lpar else expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return _strip_parens(expr)  # type: ignore[return-value]
+
+
+F = TypeVar("F", bound=Callable[..., "NodeFix | None"])
+
+
+def offered_only_if_built(builder: F) -> F:
+    """A fix builder that raises (a node libcst refuses to build) offers no fix; the
+    finding is still reported, and the rule's other findings with it."""
+
+    @functools.wraps(builder)
+    def wrapper(*args, **kwargs):
+        try:
+            return builder(*args, **kwargs)
+        except Exception:
+            return None
+
+    return wrapper  # type: ignore[return-value]
 
 
 def resolve(fix: NodeFix, sem: "SemanticModel") -> Fix:
@@ -225,7 +257,8 @@ def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
 
 
 def kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(value=value, keyword=cst.Name(name),
+    """``name=value``; ``value`` is parenthesised as :func:`operand` needs."""
+    return cst.Arg(value=operand(value), keyword=cst.Name(name),
                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                          whitespace_after=cst.SimpleWhitespace("")))
 
@@ -260,7 +293,7 @@ def shape_expr(size: cst.BaseExpression | None) -> cst.BaseExpression | None:
     if size is None or (isinstance(size, cst.Name) and size.value == "None"):
         return cst.List([])
     if isinstance(size, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in size.elements):
-        return cst.List(_elem_commas([cst.Element(e.value) for e in size.elements]))
+        return cst.List(_elem_commas([cst.Element(operand(e.value)) for e in size.elements]))
     if isinstance(size, cst.Integer):
         return cst.List([cst.Element(size)])
     return None
@@ -283,6 +316,7 @@ _ASSERTS = {
 }
 
 
+@offered_only_if_built
 def assert_to_tf_debugging(rule, node: cst.Assert, ctx: "Ctx") -> NodeFix | None:
     """``assert a > b, msg`` -> ``tf.debugging.assert_greater(a, b, message=msg)`` for a
     single comparison (unsafe: the check now runs in the graph, on every call, and
@@ -294,17 +328,29 @@ def assert_to_tf_debugging(rule, node: cst.Assert, ctx: "Ctx") -> NodeFix | None
     name = _ASSERTS.get(type(target.operator))
     if name is None:
         return None
+    if node.msg is not None and not _plain_string(node.msg):
+        return None  # `message=` takes a string, evaluated up front: only a literal is certain
     tf_mod = tensorflow_module(rule.sem, ctx)
     if tf_mod is None:
         return None
     alias, imports = tf_mod
-    args = [cst.Arg(_strip_parens(test.left)), cst.Arg(_strip_parens(target.comparator))]  # type: ignore[arg-type]
+    args = [cst.Arg(operand(test.left)), cst.Arg(operand(target.comparator))]
     if node.msg is not None:
         args.append(kwarg("message", node.msg))
     new = call(f"{alias}.debugging.{name}", args)
     return rule.replace(node, new, safe=False, imports=imports, title=f"Use `{alias}.debugging.{name}`")
 
 
+def _plain_string(e: cst.BaseExpression) -> bool:
+    """A string literal (or adjacent ones) with no formatting: no code runs to make it."""
+    if isinstance(e, cst.SimpleString):
+        return "b" not in e.prefix.lower()
+    if isinstance(e, cst.ConcatenatedString):
+        return _plain_string(e.left) and _plain_string(e.right)
+    return False
+
+
+@offered_only_if_built
 def builtin_max_min_to_tf(rule, node: cst.Call, name: str, ctx: "Ctx") -> NodeFix | None:
     """``max(a, b)`` / ``min(a, b)`` of tensors -> ``tf.maximum(a, b)`` /
     ``tf.minimum(a, b)`` (unsafe: broadcasting and dtype rules of TensorFlow apply)."""
@@ -319,6 +365,7 @@ def builtin_max_min_to_tf(rule, node: cst.Call, name: str, ctx: "Ctx") -> NodeFi
     return rule.replace(node, new, safe=False, imports=imports, title=f"Use `{op}`")
 
 
+@offered_only_if_built
 def range_to_tf_range(rule, it: cst.Call, ctx: "Ctx") -> NodeFix | None:
     """``range(...)`` of a traced Python loop -> ``tf.range(...)``; a static dimension
     ``x.shape[i]`` in the bound becomes ``tf.shape(x)[i]`` (unsafe: the loop variable
@@ -342,6 +389,7 @@ def _dynamic_dim(e: cst.BaseExpression, alias: str) -> cst.BaseExpression:
     return e
 
 
+@offered_only_if_built
 def loop_range_to_tf_range(rule, loop: cst.CSTNode, ctx: "Ctx") -> NodeFix | None:
     """The ``range`` -> ``tf.range`` fix for a ``for ... in range(...)`` loop (the
     builtin ``range``); None for any other loop."""

@@ -207,8 +207,8 @@ def _artifact_uri(path: str) -> dict[str, str]:
     """A relative path stays relative (resolved against the checkout root by GitHub code
     scanning, hence ``%SRCROOT%``); an absolute one becomes a file URI."""
     if os.path.isabs(path):
-        return {"uri": "file://" + urllib.parse.quote(path.replace(os.sep, "/"))}
-    return {"uri": urllib.parse.quote(path.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + urllib.parse.quote(path.replace(os.sep, "/"), errors="surrogateescape")}
+    return {"uri": urllib.parse.quote(path.replace(os.sep, "/"), errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
 def _sarif_fix(d: Diagnostic) -> dict[str, Any]:

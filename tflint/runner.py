@@ -36,6 +36,8 @@ class FileResult:
     fixed_by_code: dict[str, int] = field(default_factory=dict)
     #: ``--fix`` on standard input: the fixed source, written to stdout
     fixed_source: bytes | None = None
+    #: ``--fix`` could not write the fixed text (the file is as it was)
+    unwritten: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,9 @@ def check_file(path: str, opts: CheckOptions) -> FileResult:
     from tflint import files
 
     try:
-        data = files.read_source(path)
+        data = files.read_regular_file(path, opts.settings.max_file_size)
+    except files.NotRegularFile as e:
+        return FileResult(path, error=e.strerror)
     except OSError as e:
         return FileResult(path, error=f"cannot read file: {e.strerror or e}")
     return check_data(path, data, opts)
@@ -118,10 +122,13 @@ def _file_settings(path: str, settings: Settings) -> Settings:
 
 
 def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
-    """``--fix``: fix the file and write it back atomically if it changed; ``--diff``:
-    only compute the unified diff. The result carries the findings left after fixing
-    (noqa and per-file-ignores applied: silenced findings are not fixed either)."""
-    from tflint import files, noqa, notebook
+    """``--fix``: fix the file and write it back into the same file if it changed
+    (:mod:`tflint.writeback`); ``--diff``: only compute the unified diff. The result
+    carries the findings left after fixing (noqa and per-file-ignores applied: silenced
+    findings are not fixed either)."""
+    import dataclasses
+
+    from tflint import noqa, notebook, writeback
     from tflint.engine import fix_source
 
     if notebook.is_notebook(path):
@@ -140,11 +147,11 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
                 out.diff = _unified_diff(path, _decode_for_noqa(data), _decode_for_noqa(new))
             else:
                 try:
-                    files.write_atomic(path, new)
-                except OSError as e:
-                    out.error = f"cannot write the fixed file: {e.strerror or e}"
-                    out.fixed = 0
-                    return out
+                    writeback.write_back(path, data, new)
+                except OSError as e:  # the file is unchanged: report what it holds now
+                    now = check_data(path, data, dataclasses.replace(opts, fix_mode=None))
+                    return dataclasses.replace(now, error=f"cannot write the fixed file: {e.strerror or e}",
+                                               unwritten=True)
         if opts.show_source and out.diagnostics:
             out.lines = noqa.source_lines(_decode_for_noqa(new))
         return out
@@ -155,7 +162,7 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
 def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
     """``--fix`` / ``--diff`` on a notebook: the diff is per changed cell (``path:cell N``
     headers, as ruff prints them); the notebook is written back only where cells changed."""
-    from tflint import files, notebook
+    from tflint import notebook, writeback
 
     try:
         result = notebook.fix(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
@@ -170,10 +177,11 @@ def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
                                    for index, old, new in result.changed_cells)
             else:
                 try:
-                    files.write_atomic(path, result.source)
+                    writeback.write_back(path, data, result.source)
                 except OSError as e:
                     out.error = f"cannot write the fixed file: {e.strerror or e}"
                     out.fixed = 0
+                    out.unwritten = True
         return out
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error while fixing: {type(e).__name__}: {e}")
@@ -184,7 +192,7 @@ def add_noqa_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
     per-file-ignores, keeping the codes a comment already lists; write the file (or, on
     standard input, keep the result for stdout) when it changed. ``fixed`` counts the
     findings silenced; the findings themselves are not reported."""
-    from tflint import files, noqa, notebook
+    from tflint import noqa, notebook, writeback
 
     try:
         settings = _file_settings(path, opts.settings)
@@ -204,10 +212,11 @@ def add_noqa_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
         if new == data:
             return out
         try:
-            files.write_atomic(path, new)
+            writeback.write_back(path, data, new)
         except OSError as e:
             out.error = f"cannot write the file: {e.strerror or e}"
             out.fixed = 0
+            out.unwritten = True
         return out
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error while adding noqa: {type(e).__name__}: {e}")
@@ -276,7 +285,9 @@ def _run_parallel(
     workers = min(jobs, len(paths))
     chunksize = max(1, min(16, len(paths) // (workers * 4)))
     try:
-        pool = ProcessPoolExecutor(max_workers=workers)
+        from tflint.interrupt import ignore_interrupts
+
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts)
     except (OSError, NotImplementedError, ImportError):
         return None
     out: list[FileResult] = []
@@ -287,12 +298,11 @@ def _run_parallel(
                 out.append(r)
                 if bar is not None:
                     bar.update(1)
-    except BrokenProcessPool:
-        message = (
-            "internal error: a worker process crashed on this file or one near it "
-            "(run with -j 1 to find which)"
-        )
-        out.extend(FileResult(p, error=message) for p in paths[len(out) :])
+    except BrokenProcessPool:  # a worker died: only the file that killed it is lost
+        from tflint.isolation import CRASHED, rerun_isolated
+
+        rest = [(p, per_file.get(p, opts)) for p in paths[len(out):]]
+        out.extend(rerun_isolated(rest, _check_worker, workers, lambda item: FileResult(item[0], error=CRASHED)))
     except OSError:  # the pool could not start its workers
         if out:
             raise

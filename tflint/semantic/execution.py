@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import libcst as cst
 
@@ -14,6 +14,9 @@ from tflint.semantic.syntax import code
 class ExecutionJudgements:
     """Mixed into :class:`SemanticModel`."""
 
+    _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None
+    _ancestor_memo: dict[str, dict[int, bool]]
+
     def is_traced(self, ctx: Ctx) -> bool:
         """Is code at ``ctx`` run while TensorFlow traces a graph?"""
         if ctx._traced is not None:
@@ -21,12 +24,31 @@ class ExecutionJudgements:
         result = False
         fn = ctx.fn
         if fn is not None and fn.traced:
-            result = True
-            for c in ctx.within_function():
-                if isinstance(c.node, cst.With) and c.field == "body" and self._is_init_scope(c.node):
-                    result = False
-                    break
+            result = not self._any_within_function(ctx, "init_scope", lambda c: isinstance(c.node, cst.With) and
+                                                   c.field == "body" and self._is_init_scope(c.node))
         ctx._traced = result
+        return result
+
+    def _any_within_function(self, ctx: Ctx, key: str, test: Callable[[Ctx], bool]) -> bool:
+        """``any(test(c) for c in ctx.within_function())``, remembered per context: a
+        context's answer is its own test or its parent's, so the nodes of deeply nested
+        code (a 1,000-link elif chain) do not each walk the whole nesting again."""
+        memo = self._ancestor_memo.setdefault(key, {})
+        path: list[Ctx] = []
+        result = False
+        c: Ctx | None = ctx
+        while c is not None and c.node is not None:
+            if isinstance(c.node, (cst.FunctionDef, cst.Lambda)) and c.field in ("body", "params"):
+                break
+            known = memo.get(id(c))
+            if known is not None:
+                result = known
+                break
+            path.append(c)
+            c = c.parent
+        for c in reversed(path):
+            result = result or test(c)
+            memo[id(c)] = result
         return result
 
     def _is_init_scope(self, node: cst.With) -> bool:
@@ -39,7 +61,8 @@ class ExecutionJudgements:
     def context_note(self, ctx: Ctx) -> str | None:
         """Why code at ``ctx`` is traced, when it is not simply inside an
         ``@tf.function``: "in `helper`, called from `train_step` (line 40), which Keras
-        runs under tf.function"."""
+        runs under tf.function". A longer chain is shortened to its two ends: "in `h`,
+        called from `g` (line 8), …, called from `train_step` (line 40), which ..."."""
         fn = ctx.fn
         if fn is None:
             return None
@@ -62,6 +85,8 @@ class ExecutionJudgements:
         if not chain and f.root_reason == "tf.function":
             return None
         reason = {"tf.function": "which runs under tf.function"}.get(f.root_reason, f.root_reason)
+        if len(chain) > 2:  # the nearest caller and the root, not a chain of 2,000 helpers
+            chain = [chain[0], "…", chain[-1]]
         if chain:
             return f"in `{fn.name}`, " + ", ".join(chain) + f", {reason}"
         return f"`{fn.name}`, {reason}" if reason.startswith("which") else f"`{fn.name}` {reason}"
@@ -152,10 +177,8 @@ class ExecutionJudgements:
         return False
 
     def in_py_function_arg(self, ctx: Ctx) -> bool:
-        for c in ctx.within_function():
-            if isinstance(c.node, cst.Call) and c.field == "args" and self.resolves_to(c.node.func, PY_FUNCTION_NAMES):
-                return True
-        return False
+        return self._any_within_function(ctx, "py_function_arg", lambda c: isinstance(c.node, cst.Call) and
+                                         c.field == "args" and self.resolves_to(c.node.func, PY_FUNCTION_NAMES))
 
     def in_py_function(self, ctx: Ctx) -> bool:
         return self.in_py_function_arg(ctx) or (ctx.fn is not None and ctx.fn.py_function_target)
@@ -183,14 +206,11 @@ class ExecutionJudgements:
             seen.add(id(f))
             if self._decorators_turn_off_autograph(f):
                 return True
-            for call, _ in self.all_calls:
-                if call.args and autograph_false(call) and self.resolves_to(call.func, TF_FUNCTION_NAMES):
-                    a = call.args[0].value
-                    if isinstance(a, cst.Name) and isinstance(f.node, cst.FunctionDef) and a.value == f.name \
-                            and f.cls is None:
-                        return True
-                    if isinstance(a, cst.Lambda) and a is f.node:
-                        return True
+            names, lambdas = self._autograph_false_targets()
+            if isinstance(f.node, cst.FunctionDef) and f.name in names and f.cls is None:
+                return True
+            if id(f.node) in lambdas:
+                return True
             if f.root_reason == KERAS_STEP_REASON:
                 # Keras 3 runs the steps through a function marked do_not_convert
                 return f.cls is not None and self.is_keras3_layer_class(f.cls)
@@ -222,6 +242,22 @@ class ExecutionJudgements:
 
     def _imports_tf_keras(self) -> bool:
         return any(q == "tf_keras" or q.startswith("tf_keras.") for qs in self.imports.values() for q in qs)
+
+    def _autograph_false_targets(self) -> tuple[frozenset[str], frozenset[int]]:
+        """What ``tf.function(f, autograph=False)`` calls of the file wrap: names, and ids
+        of lambdas. Scanned once per file, not once per function asked about."""
+        if self._autograph_off_targets is None:
+            names: set[str] = set()
+            lambdas: set[int] = set()
+            for call, _ in self.all_calls:
+                if call.args and autograph_false(call) and self.resolves_to(call.func, TF_FUNCTION_NAMES):
+                    a = call.args[0].value
+                    if isinstance(a, cst.Name):
+                        names.add(a.value)
+                    elif isinstance(a, cst.Lambda):
+                        lambdas.add(id(a))
+            self._autograph_off_targets = (frozenset(names), frozenset(lambdas))
+        return self._autograph_off_targets
 
     def raw_qualified(self, expr: cst.BaseExpression) -> set[str]:
         d = dotted_name(expr)

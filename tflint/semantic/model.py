@@ -63,6 +63,10 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
         field(default_factory=dict)
     #: id(function) -> the calls of it made in traced code, built on first use
     _traced_call_sites: dict[int, list[cst.Call]] | None = None
+    #: what ``tf.function(f, autograph=False)`` calls wrap (names, lambda ids), built on first use
+    _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None = None
+    #: per judgement, id(ctx) -> answer of ExecutionJudgements._any_within_function
+    _ancestor_memo: dict[str, dict[int, bool]] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- name resolution
 
