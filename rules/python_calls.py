@@ -160,6 +160,24 @@ def tf_cube(x):
 result = tf_cube(tf.constant(2.0))
 result = tf_cube(2)
 ''',
+        '''import tensorflow.compat.v2 as tf
+
+class Model(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        outputs = self.dense(x)
+        print(outputs)  # TFL101
+        return outputs
+
+model = Model()
+
+@tf.function
+def train_step(x):
+    return model(x)
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -205,6 +223,24 @@ def tf_cube(x):
 
 result = tf_cube(tf.constant(2.0))
 result = tf_cube(2)
+'''),
+        (5, '''import tensorflow.compat.v2 as tf
+
+class Model(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        outputs = self.dense(x)
+        tf.print(outputs)  # TFL101
+        return outputs
+
+model = Model()
+
+@tf.function
+def train_step(x):
+    return model(x)
 '''),
     )
 

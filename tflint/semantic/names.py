@@ -56,7 +56,10 @@ _KERAS_PREFIXES = ("tensorflow.keras.", "tensorflow.python.keras.", "tf_keras.",
 
 
 def canonical(qname: str) -> str:
-    """Map the many spellings of Keras to ``keras.*`` so rules test one name."""
+    """Map the many spellings of Keras to ``keras.*`` so rules test one name, and
+    ``tensorflow.compat.v2.*`` (the TF 2 API under its compat name) to ``tensorflow.*``."""
+    if qname.startswith("tensorflow.compat.v2."):
+        qname = "tensorflow." + qname[len("tensorflow.compat.v2."):]
     for p in _KERAS_PREFIXES:
         if qname.startswith(p):
             return "keras." + qname[len(p):]
