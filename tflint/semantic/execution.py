@@ -123,19 +123,21 @@ class ExecutionJudgements:
         """Is ``fn`` traced only because it is (or is called from, or nested in) a
         callable given to a tf.data transformation? Such a graph is traced when the
         transformation is called, so it never outlives the Python state it read."""
+        root = next((f for f in self.trace_chain(fn) if f.root_reason is not None), None)
+        return root is not None and root.root_reason.startswith("passed to `Dataset.")  # type: ignore[union-attr]
+
+    @staticmethod
+    def trace_chain(fn: FunctionInfo | None) -> Iterator[FunctionInfo]:
+        """``fn``, then the function that made it traced (its first traced caller, or the
+        traced function it is nested in), and so on up to the graph root."""
         seen: set[int] = set()
         f = fn
         while f is not None and id(f) not in seen:
             seen.add(id(f))
+            yield f
             if f.root_reason is not None:
-                return f.root_reason.startswith("passed to `Dataset.")
-            if f.via is not None:
-                f = f.via[0]
-            elif f.parent is not None and f.parent.traced:
-                f = f.parent
-            else:
-                return False
-        return False
+                return
+            f = f.via[0] if f.via is not None else f.parent if f.parent is not None and f.parent.traced else None
 
     def loop_is_tensorflow(self, loop: cst.For | cst.While, fn: FunctionInfo | None) -> bool:
         """A loop AutoGraph turns into a graph loop (``tf.while_loop`` or a Dataset
@@ -198,15 +200,13 @@ class ExecutionJudgements:
 
     def autograph_off(self, fn: FunctionInfo | None) -> bool:
         """Does ``fn`` run traced without AutoGraph: ``@tf.function(autograph=False)``,
-        ``tf.function(f, autograph=False)``, ``@do_not_convert``, or nested in / only called
-        from such a function (AutoGraph converts callees only of converted code)?"""
-        seen: set[int] = set()
-        f = fn
-        while f is not None and id(f) not in seen:
-            seen.add(id(f))
+        ``tf.function(f, autograph=False)``, ``@do_not_convert``, a Keras 3 step, or
+        nested in / only called from such a function (AutoGraph converts callees only of
+        converted code)?"""
+        names, lambdas = self._autograph_false_targets()
+        for f in self.trace_chain(fn):
             if self._decorators_turn_off_autograph(f):
                 return True
-            names, lambdas = self._autograph_false_targets()
             if isinstance(f.node, cst.FunctionDef) and f.name in names and f.cls is None:
                 return True
             if id(f.node) in lambdas:
@@ -214,14 +214,6 @@ class ExecutionJudgements:
             if f.root_reason == KERAS_STEP_REASON:
                 # Keras 3 runs the steps through a function marked do_not_convert
                 return f.cls is not None and self.is_keras3_layer_class(f.cls)
-            if f.root_reason is not None:
-                return False
-            if f.via is not None:
-                f = f.via[0]
-            elif f.parent is not None and f.parent.traced:
-                f = f.parent
-            else:
-                return False
         return False
 
     def is_keras_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:

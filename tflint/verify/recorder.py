@@ -352,12 +352,18 @@ def merge_debug_eager(records: list[dict[str, Any]], debug: list[dict[str, Any]]
                 "the tf.data debug-mode run started this function from another state (unseeded "
                 "random initial values?); eager mode compared without it")
             continue
-        for ex, ex_dbg in zip(rec["examples"], other["examples"]):
-            for mode in ("eager", "eager2", "eager_reseed"):
-                if mode in ex_dbg["modes"]:
-                    ex["modes"][mode] = ex_dbg["modes"][mode]
-        rec.setdefault("hints", []).append(
-            "eager mode ran with tf.data.experimental.enable_debug_mode() in its own process")
+        take_debug_mode_eager(rec, other)
+
+
+def take_debug_mode_eager(rec: dict[str, Any], other: dict[str, Any]) -> None:
+    """Replace ``rec``'s eager runs with those of ``other``, the same function recorded
+    in a process under ``tf.data.experimental.enable_debug_mode()``."""
+    for ex, ex_dbg in zip(rec["examples"], other["examples"]):
+        for mode in ("eager", "eager2", "eager_reseed"):
+            if mode in ex_dbg["modes"]:
+                ex["modes"][mode] = ex_dbg["modes"][mode]
+    rec.setdefault("hints", []).append(
+        "eager mode ran with tf.data.experimental.enable_debug_mode() in its own process")
 
 
 @contextlib.contextmanager

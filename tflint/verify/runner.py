@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 from tflint.verify.compare import Tolerances, build_result
 from tflint.verify.model import FunctionResult
+from tflint.verify.recorder import take_debug_mode_eager
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_MEMORY_MB = 16384
@@ -278,12 +279,7 @@ def _replace_eager_with_debug_mode(base_spec: dict[str, Any], opts: Options,
             rec.setdefault("hints", []).append(
                 "the tf.data debug-mode eager run failed; eager mode compared without it")
             continue
-        for ex, ex_dbg in zip(rec["examples"], other["examples"]):
-            for mode in ("eager", "eager2", "eager_reseed"):
-                if mode in ex_dbg["modes"]:
-                    ex["modes"][mode] = ex_dbg["modes"][mode]
-        rec.setdefault("hints", []).append(
-            "eager mode ran with tf.data.experimental.enable_debug_mode() in its own process")
+        take_debug_mode_eager(rec, other)
 
 
 def _target_result(target: str, module_part: str, status: str, reason: str) -> FunctionResult:
