@@ -160,3 +160,14 @@ def exit_code(results: list[FunctionResult]) -> int:
     """
     bad = {"divergent", "error", "timeout"}
     return 1 if any(r.status in bad for r in results) else 0
+
+
+def take_debug_mode_eager(rec: dict[str, Any], other: dict[str, Any]) -> None:
+    """Replace ``rec``'s eager runs with those of ``other``, the same function recorded
+    in a process under ``tf.data.experimental.enable_debug_mode()``."""
+    for ex, ex_dbg in zip(rec["examples"], other["examples"]):
+        for mode in ("eager", "eager2", "eager_reseed"):
+            if mode in ex_dbg["modes"]:
+                ex["modes"][mode] = ex_dbg["modes"][mode]
+    rec.setdefault("hints", []).append(
+        "eager mode ran with tf.data.experimental.enable_debug_mode() in its own process")

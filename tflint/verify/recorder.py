@@ -29,7 +29,7 @@ from tflint.verify import replay
 from tflint.verify.compare import Tolerances, build_result
 from tflint.verify.discover import _cloner, _constant, _source_span, _uses_tf_data, helpers_of
 from tflint.verify.replay import Args
-from tflint.verify.model import FunctionResult
+from tflint.verify.model import FunctionResult, take_debug_mode_eager
 from tflint.verify.state import StateTracker, unwrap_function
 
 _FRAMEWORK = ("tensorflow", "keras", "tf_keras")
@@ -353,17 +353,6 @@ def merge_debug_eager(records: list[dict[str, Any]], debug: list[dict[str, Any]]
                 "random initial values?); eager mode compared without it")
             continue
         take_debug_mode_eager(rec, other)
-
-
-def take_debug_mode_eager(rec: dict[str, Any], other: dict[str, Any]) -> None:
-    """Replace ``rec``'s eager runs with those of ``other``, the same function recorded
-    in a process under ``tf.data.experimental.enable_debug_mode()``."""
-    for ex, ex_dbg in zip(rec["examples"], other["examples"]):
-        for mode in ("eager", "eager2", "eager_reseed"):
-            if mode in ex_dbg["modes"]:
-                ex["modes"][mode] = ex_dbg["modes"][mode]
-    rec.setdefault("hints", []).append(
-        "eager mode ran with tf.data.experimental.enable_debug_mode() in its own process")
 
 
 @contextlib.contextmanager

@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tflint.verify.compare import Tolerances, build_result
-from tflint.verify.model import FunctionResult
-from tflint.verify.recorder import take_debug_mode_eager
+from tflint.verify.model import FunctionResult, take_debug_mode_eager
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_MEMORY_MB = 16384
