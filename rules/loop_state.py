@@ -371,7 +371,10 @@ def f():
             return
         lam = node.value
         lname = node.targets[0].target.value
-        params = {p.name.value for p in _lambda_params(lam)}
+        info = sem.function_of(lam)
+        if info is None:
+            return
+        params = info.param_names
         free = names_read(lam.body) - params
         if not free:
             return
@@ -400,13 +403,3 @@ def f():
                 if (p.line, p.column) > (end.line, end.column):
                     return True
         return False
-
-
-def _lambda_params(lam: cst.Lambda) -> list[cst.Param]:
-    ps = lam.params
-    out = list(ps.posonly_params) + list(ps.params) + list(ps.kwonly_params)
-    if isinstance(ps.star_arg, cst.Param):
-        out.append(ps.star_arg)
-    if ps.star_kwarg is not None:
-        out.append(ps.star_kwarg)
-    return out
