@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
-from tflint.semantic.values import self_attr_values
+from tflint.semantic.values import is_generator, self_attr_values
 
 # ---------------------------------------------------------------------------------------
 # shared helpers
@@ -25,13 +25,6 @@ def _walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNo
         if not into_functions and isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
         stack.extend(n.children)
-
-
-def _is_generator_function(fn: FunctionInfo) -> bool:
-    node = fn.node
-    if not isinstance(node, cst.FunctionDef):
-        return False
-    return any(isinstance(n, cst.Yield) for n in _walk(node.body))
 
 
 # ---------------------------------------------------------------------------------------
@@ -280,7 +273,7 @@ class Schedule(tf.Module):
         if q is not None:
             return f"a Python `{q}` iterator"
         callee = sem.resolve_callee(v, fn)
-        if callee is not None and _is_generator_function(callee):
+        if callee is not None and is_generator(callee):
             return f"a Python generator (`{callee.name}()`)"
         return None
 

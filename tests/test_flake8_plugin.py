@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import textwrap
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -22,6 +23,8 @@ from tflint import registry
 from tflint.diagnostics import Severity
 from tflint.flake8_plugin import Plugin
 from tflint.rule import Rule
+
+from test_execution import KERAS3_STEP  # one Keras 3 train_step for both front-ends
 
 #: one TFL101 at line 4, column 5 (1-based)
 BAD_SRC = "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
@@ -380,7 +383,7 @@ def test_tf_function_wrappers_from_tflint_config(project: Path) -> None:
 def test_keras_version_from_tflint_config(project: Path) -> None:
     """``keras-version = "2"`` in [tool.tflint] reaches the flake8 plugin: under Keras 2,
     fit converts train_step with AutoGraph, so a Python `if` on a tensor there is fine."""
-    (project / "m.py").write_text(KERAS3_STEP)
+    (project / "m.py").write_text(textwrap.dedent(KERAS3_STEP))
 
     def codes() -> list[str]:
         proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFL", "m.py"],
@@ -388,20 +391,7 @@ def test_keras_version_from_tflint_config(project: Path) -> None:
         assert "Traceback" not in proc.stderr, proc.stderr
         return [line.split()[1] for line in proc.stdout.splitlines()]
 
-    assert codes() == ["TFL202"]
+    assert codes() == ["TFL202", "TFL203"]
     (project / "pyproject.toml").write_text('[tool.tflint]\nkeras-version = "2"\n')
     assert codes() == []
 
-
-KERAS3_STEP = """import keras
-import tensorflow as tf
-
-
-class Model(keras.Model):
-    def train_step(self, data):
-        x, y = data
-        loss = tf.reduce_mean(tf.square(self(x) - y))
-        if loss > 10.0:
-            loss = loss / 10.0
-        return {"loss": loss}
-"""

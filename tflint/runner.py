@@ -162,7 +162,7 @@ def fix_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
 def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
     """``--fix`` / ``--diff`` on a notebook: the diff is per changed cell (``path:cell N``
     headers, as ruff prints them); the notebook is written back only where cells changed."""
-    from tflint import notebook, writeback
+    from tflint import notebook
 
     try:
         result = notebook.fix(data, path, _file_settings(path, opts.settings), unsafe=opts.unsafe_fixes,
@@ -176,12 +176,7 @@ def _fix_notebook(path: str, data: bytes, opts: CheckOptions) -> FileResult:
                 out.diff = "".join(_unified_diff(f"{path}:cell {index}", old, new)
                                    for index, old, new in result.changed_cells)
             else:
-                try:
-                    writeback.write_back(path, data, result.source)
-                except OSError as e:
-                    out.error = f"cannot write the fixed file: {e.strerror or e}"
-                    out.fixed = 0
-                    out.unwritten = True
+                _write_back(out, path, data, result.source, "cannot write the fixed file")
         return out
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error while fixing: {type(e).__name__}: {e}")
@@ -192,7 +187,7 @@ def add_noqa_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
     per-file-ignores, keeping the codes a comment already lists; write the file (or, on
     standard input, keep the result for stdout) when it changed. ``fixed`` counts the
     findings silenced; the findings themselves are not reported."""
-    from tflint import noqa, notebook, writeback
+    from tflint import noqa, notebook
 
     try:
         settings = _file_settings(path, opts.settings)
@@ -211,15 +206,23 @@ def add_noqa_file(path: str, data: bytes, opts: CheckOptions) -> FileResult:
             return out
         if new == data:
             return out
-        try:
-            writeback.write_back(path, data, new)
-        except OSError as e:
-            out.error = f"cannot write the file: {e.strerror or e}"
-            out.fixed = 0
-            out.unwritten = True
+        _write_back(out, path, data, new, "cannot write the file")
         return out
     except Exception as e:  # a bug here must not lose the other files' results
         return FileResult(path, error=f"internal error while adding noqa: {type(e).__name__}: {e}")
+
+
+def _write_back(out: FileResult, path: str, data: bytes, new: bytes, what: str) -> None:
+    """Write ``new`` into the file (:mod:`tflint.writeback`); on failure the file is as it
+    was, and ``out`` says so (nothing counted as fixed)."""
+    from tflint import writeback
+
+    try:
+        writeback.write_back(path, data, new)
+    except OSError as e:
+        out.error = f"{what}: {e.strerror or e}"
+        out.fixed = 0
+        out.unwritten = True
 
 
 def _unified_diff(path: str, old: str, new: str) -> str:

@@ -544,7 +544,7 @@ class ValueJudgements:
 _TF_TOP_MODULES = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "tensorflow_io"})
 #: data libraries that Keras 3 also wraps (``keras.src.utils.module_utils.grain``)
 _OTHER_DATA_LIBRARIES = frozenset({"grain", "torch", "jax", "pandas"})
-_STATIC_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "graph", "op",
+_STATIC_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "graph", "op", "is_tensor_like",
                            "trainable", "built", "__class__", "__name__"})
 _TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly", "get_static_value",
                                   # Keras helpers that return Python values (dtype names, flags)
@@ -731,8 +731,6 @@ _PY_MODULES = ("math.", "numpy.", "random.", "os.", "time.", "datetime.", "json.
 #: modules whose functions return Python values whatever they are given
 _ALWAYS_PY_MODULES = ("math.", "os.", "time.", "datetime.", "json.", "re.", "string.")
 #: attributes that are Python values (shapes, dtypes, names) on anything
-_PY_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "__class__", "__name__",
-                       "trainable", "built", "is_tensor_like"})
 _STATE_CONSTRUCTORS = (
     ("tensorflow.Variable", "variable"), ("tensorflow.compat.v1.Variable", "variable"),
     ("tensorflow.compat.v2.Variable", "variable"), ("tensorflow.TensorArray", "tensorarray"),
@@ -822,7 +820,7 @@ class ValueFlow:
 
     def _attribute_value(self, e: cst.Attribute, fn: FunctionInfo | None, d: int) -> lat.Value:
         attr = e.attr.value
-        if attr in _PY_ATTRS:
+        if attr in _STATIC_ATTRS:
             return lat.OBJECT
         q = self.qualified(e)  # type: ignore[attr-defined]
         if q:
@@ -949,7 +947,7 @@ class ValueFlow:
         memo[id(fn)] = _BOTTOM
         if isinstance(fn.node, cst.Lambda):
             values = [self.value_of(fn.node.body, fn, _depth)]
-        elif _is_generator(fn):
+        elif is_generator(fn):
             values = [lat.OBJECT]
         else:
             values = [self.value_of(r, fn, _depth) for r in fn.returns] or [lat.const(None)]
@@ -1295,7 +1293,8 @@ def _loop_count(loop: cst.CSTNode) -> int | None:
     return None
 
 
-def _is_generator(fn: FunctionInfo) -> bool:
+def is_generator(fn: FunctionInfo) -> bool:
+    """A ``def`` whose body (not its nested functions) yields."""
     node = fn.node
     if not isinstance(node, cst.FunctionDef):
         return False
