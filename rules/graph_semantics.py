@@ -11,6 +11,7 @@ from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
 from tflint.semantic.values import is_generator, self_attr_values
+from tflint.semantic.syntax import child_nodes
 
 # ---------------------------------------------------------------------------------------
 # shared helpers
@@ -18,13 +19,13 @@ from tflint.semantic.values import is_generator, self_attr_values
 
 def _walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
     """Every node below ``node`` (not into nested functions, lambdas and classes)."""
-    stack = list(node.children)
+    stack = child_nodes(node)
     while stack:
         n = stack.pop()
         yield n
         if not into_functions and isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))
 
 
 # ---------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ accumulated in the loop, lambdas that close over a loop variable."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 
@@ -378,12 +378,15 @@ def f():
         free = names_read(lam.body) - params
         if not free:
             return
-        start = sem.position(node).end
-        for loop in walk_scope(fn.node.body):
-            if not isinstance(loop, (cst.For, cst.While)):
+        # in source order (the walk's), without positions: a file whose lambdas find
+        # nothing never pays for computing them
+        after = False
+        nodes = list(walk_scope(fn.node.body))
+        for i, loop in enumerate(nodes):
+            if loop is node:
+                after = True
                 continue
-            lpos = sem.position(loop)
-            if (lpos.start.line, lpos.start.column) < (start.line, start.column):
+            if not after or not isinstance(loop, (cst.For, cst.While)):
                 continue
             hit = free & assigned_in(loop.body)
             if isinstance(loop, cst.For):
@@ -391,15 +394,12 @@ def f():
                 hit |= free & set(target_names(loop.target))
             if not hit or not sem.surely_tf_loop(loop, fn):
                 continue
-            if self._called_after(lname, lpos.end, fn):
+            inside = {id(n) for n in walk_scope(loop)}
+            if self._called(lname, (n for n in nodes[i + 1:] if id(n) not in inside)):
                 var = sorted(hit)[0]
-                self.report(node, self.MESSAGE.format(lam=lname, var=var, line=lpos.start.line), ctx=ctx)
+                self.report(node, self.MESSAGE.format(lam=lname, var=var, line=sem.line_of(loop)), ctx=ctx)
                 return
 
-    def _called_after(self, name: str, end, fn: FunctionInfo) -> bool:
-        for n in walk_scope(fn.node.body):
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name:
-                p = self.sem.position(n).start
-                if (p.line, p.column) > (end.line, end.column):
-                    return True
-        return False
+    @staticmethod
+    def _called(name: str, nodes: Iterable[cst.CSTNode]) -> bool:
+        return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name for n in nodes)

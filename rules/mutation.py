@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic.syntax import code as _code, walk_scope
+from tflint.semantic.syntax import child_nodes, code as _code, walk_scope
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value
 
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
@@ -518,5 +518,5 @@ def _expression_texts(value: cst.BaseExpression) -> set[str]:
         n = stack.pop()
         if isinstance(n, (cst.Attribute, cst.Name)):
             out.add(_code(n))
-        stack.extend(c for c in n.children if isinstance(c, cst.BaseExpression))
+        stack.extend(c for c in child_nodes(n) if isinstance(c, cst.BaseExpression))
     return out

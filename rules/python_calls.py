@@ -8,6 +8,7 @@ from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, dotted_name
+from tflint.semantic.syntax import child_nodes
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal",
                           "log", "vlog", "log_every_n", "log_first_n", "log_if"})
@@ -450,7 +451,7 @@ def _mentions(expr: cst.CSTNode, call: cst.Call, names: set[str]) -> bool:
         n = stack.pop()
         if n is call or isinstance(n, cst.Name) and n.value in names:
             return True
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))
     return False
 
 

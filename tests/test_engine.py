@@ -107,10 +107,12 @@ class _Crashes(Rule):
 
 
 def test_crashing_rule_gives_tfl002_and_others_still_run(monkeypatch) -> None:
+    # resolved before the patch: the selection is cached per settings, and one resolved
+    # with the crashing rule registered would be handed to every later test
+    default = selection.resolve(None)
     rules = registry.all_rules() + (_Crashes,)
     monkeypatch.setattr(registry, "all_rules", lambda: rules)
     chosen = tuple(r for r in rules if r.CODE in ("TFL101", "TFL999"))
-    default = selection.resolve(None)
     result = lint_source(BAD_PRINT, "a.py", selection=dataclasses.replace(default, rules=chosen))
     assert ("TFL101", 4) in codes(result)
     (crash,) = [d for d in result if d.code == "TFL002"]

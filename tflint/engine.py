@@ -44,7 +44,7 @@ def needs_parse(text: str, settings: Settings | None = None, selection: Selectio
     if any(w in text for w in wrappers):
         return True
     selection = selection or for_settings(settings)
-    return selection.markers.search(text) is not None
+    return selection.has_marker(text)
 
 
 def decode(source: str | bytes) -> str:
@@ -380,12 +380,13 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
                 broken[id(inst)] = e
 
     out: dict[tuple, Diagnostic] = {}
+    # the ranges of every reported node in one code generation
+    ranges = sem.positions_of(node for rule, node, _, _ in reports if id(rule) not in broken)
     for rule, node, message, fix in reports:
         if id(rule) in broken:
             continue
-        try:
-            rng = sem.position(node)
-        except KeyError:
+        rng = ranges.get(id(node))
+        if rng is None:
             broken[id(rule)] = LookupError("reported a node that is not in the file")
             continue
         if fix is not None and not isinstance(fix, Fix):

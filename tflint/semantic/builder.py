@@ -19,15 +19,10 @@ from tflint.semantic.model import SemanticModel
 from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, dotted_name, target_names
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 from tflint.semantic.project import ProjectView
+from tflint.semantic.syntax import _IS_NODE, node_fields as _fields
 
 # The walk
 
-_SKIP_FIELD_PARTS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "colon", "equal", "star",
-                     "lbracket", "rbracket", "lbrace", "rbrace", "header", "footer", "leading_lines",
-                     "lines_after_decorators", "operator", "asynchronous", "newline", "dot",
-                     "first_line", "empty_lines", "default_indent", "default_newline", "encoding")
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_IS_NODE: dict[type, bool] = {}
 _PLANS: dict[type, tuple[tuple[str, ...], bool]] = {}
 
 _CONTEXT_TYPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.If, cst.Else, cst.For, cst.While,
@@ -35,23 +30,6 @@ _CONTEXT_TYPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.If, cst.Else, c
                   cst.DictComp, cst.GeneratorExp, cst.Call, cst.IfExp, cst.BooleanOperation)
 if hasattr(cst, "TryStar"):
     _CONTEXT_TYPES += (cst.TryStar,)  # type: ignore[attr-defined]
-
-# fields in the order they appear in the source, where the dataclass order differs
-_ORDER = {
-    cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
-    cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
-}
-
-
-def _fields(t: type) -> tuple[str, ...]:
-    f = _FIELDS.get(t)
-    if f is None:
-        names = _ORDER.get(t) or tuple(x.name for x in dataclasses.fields(t))
-        f = tuple(n for n in names if not any(p in n for p in _SKIP_FIELD_PARTS) or n == "operator_")
-        _FIELDS[t] = f
-    return f
-
-
 
 # ---------------------------------------------------------------------------------------
 # Building the model

@@ -9,12 +9,18 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 import libcst as cst
+from libcst._position import CodeRange
 
 from tflint.semantic.execution import ExecutionJudgements
 from tflint.semantic.names import KERAS_MODEL_BASES, TF_FUNCTION_NAMES, canonical, dotted_name, is_container_value
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 from tflint.semantic.project import ExternalCall, ProjectView
 from tflint.semantic.values import ValueFlow, ValueJudgements
+
+
+_NO_NAMES: frozenset[str] = frozenset()
+#: questions for one node's position answered alone before every range is computed
+_SINGLE_POSITIONS = 3
 
 
 @dataclass(eq=False)
@@ -52,6 +58,11 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     all_calls: list[tuple[cst.Call, Ctx]] = field(default_factory=list)
     root_ctx: Ctx | None = None
     _positions: object = None
+    #: id(node) -> (node, CodeRange) for ranges computed one node at a time
+    _position_memo: dict[int, tuple[cst.CSTNode, CodeRange]] = field(default_factory=dict)
+    _single_positions: int = 0
+    #: id(expr) -> qualified(expr); asked only once the walk has read every import
+    _qualified_memo: dict[int, tuple[cst.BaseExpression, frozenset[str]]] = field(default_factory=dict)
     _fn_by_node: dict[int, FunctionInfo] = field(default_factory=dict)
     classes_by_node: dict[int, ClassInfo] = field(default_factory=dict)
     _tensor_cache: dict[tuple[int, str], bool] = field(default_factory=dict)
@@ -70,17 +81,24 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
 
     # ----------------------------------------------------------------- name resolution
 
-    def qualified(self, expr: cst.BaseExpression) -> set[str]:
+    def qualified(self, expr: cst.BaseExpression) -> frozenset[str]:
         """Qualified names a Name/Attribute chain may refer to, through the file's
         imports. Never resolves a Call (``tf.function(f)(x)`` is not ``tf.function``)."""
+        got = self._qualified_memo.get(id(expr))
+        if got is None or got[0] is not expr:
+            # the node is kept with its answer, so its id cannot be reused by another
+            got = self._qualified_memo[id(expr)] = (expr, self._qualify(expr))
+        return got[1]
+
+    def _qualify(self, expr: cst.BaseExpression) -> frozenset[str]:
         d = dotted_name(expr)
         if d is None:
-            return set()
+            return _NO_NAMES
         head, _, rest = d.partition(".")
         bases = self.imports.get(head)
         if not bases:
-            return set()
-        return {canonical(b + "." + rest if rest else b) for b in bases}
+            return _NO_NAMES
+        return frozenset(canonical(b + "." + rest if rest else b) for b in bases)
 
     def resolves_to(self, expr: cst.BaseExpression, names: Iterable[str] | frozenset[str]) -> bool:
         q = self.qualified(expr)
@@ -105,8 +123,16 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     # ----------------------------------------------------------------- positions
 
     def position(self, node: cst.CSTNode):
-        """CodeRange of a node; computed for the whole file on first use only, so files
-        without findings never pay for it."""
+        """CodeRange of a node. The first few questions are answered for the node alone
+        (:mod:`.positions`: one code generation that stops only there); a file that asks
+        more gets every node's range at once, so files without findings never pay for
+        them and files with a few pay little."""
+        got = self._position_memo.get(id(node))
+        if got is not None:
+            return got[1]
+        if self._positions is None and self._single_positions < _SINGLE_POSITIONS:
+            self._single_positions += 1
+            return self.positions_of([node])[id(node)]
         if self._positions is None:
             from libcst.metadata import PositionProvider
 
@@ -116,6 +142,31 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             provider._gen_impl(self.module)
             self._positions = provider._computed
         return self._positions[node]  # type: ignore[index]
+
+    def positions_of(self, nodes: Iterable[cst.CSTNode]) -> "dict[int, CodeRange]":
+        """id(node) -> CodeRange for each node of the file among ``nodes`` (one code
+        generation for all of them; nodes not in the file are left out)."""
+        nodes = list(nodes)
+        out: dict[int, CodeRange] = {}
+        todo = []
+        for n in nodes:
+            got = self._position_memo.get(id(n))
+            if got is not None:
+                out[id(n)] = got[1]
+            elif self._positions is not None:
+                if n in self._positions:  # type: ignore[operator]
+                    out[id(n)] = self._positions[n]  # type: ignore[index]
+            else:
+                todo.append(n)
+        if todo:
+            from tflint.semantic.positions import positions_of
+
+            found = positions_of(self.module, todo)
+            for n in todo:
+                if id(n) in found:
+                    out[id(n)] = found[id(n)]
+                    self._position_memo[id(n)] = (n, found[id(n)])
+        return out
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line

@@ -112,11 +112,13 @@ def target_names(t: cst.BaseExpression) -> Iterator[str]:
 
 def _subexpressions(e: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``e`` and every node below it (for small expressions only)."""
+    from tflint.semantic.syntax import child_nodes
+
     stack = [e]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))
 
 
 def _strip_int(e: cst.BaseExpression) -> cst.BaseExpression:

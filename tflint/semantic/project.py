@@ -40,10 +40,14 @@ MAX_MODULES = 20000
 SMALL_LOOP = 5
 _RANGE_LIKE = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange"})
 #: text without which a module holds no graph roots: a TensorFlow mention (the engine's
-#: pre-filter) and one of ``function``, a Keras ``*_step`` or a tf.data method call
+#: pre-filter) and one of the spellings the summary takes for a root (see
+#: :func:`may_hold_roots`)
 _TF_TEXT = re.compile(r"tensorflow|keras|\btf\.|\btf2\.|def_function|polymorphic_function")
-_ROOT_TEXT = re.compile(r"function\b|_step\b|\.(?:map|filter|flat_map|interleave|reduce|scan|group_by_window|"
-                        r"parallel_interleave)\(")
+#: "function" as a word, with what follows it when that is a call or an ``as``
+_FUNCTION_WORD = re.compile(r"function\b(\s*\(|\s+as\b)?")
+_FUNCTION_IMPORT = re.compile(r"^[ \t]*(?:from|import)\b[^\n]*\bfunction\b", re.M)
+_STEP_DEF = re.compile(r"def[ \t]+(?:train|test|predict)_step\b")
+_DATASET_CALL = re.compile(r"\.(?:map|filter|flat_map|interleave|reduce|scan|group_by_window|parallel_interleave)\(")
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)|import[ \t]+([^\n#;]+))", re.M)
 
@@ -426,6 +430,37 @@ def _loop_counter_targets(node: ast.For | ast.AsyncFor) -> set[str]:
     return set()
 
 
+def may_hold_roots(text: str, wrappers: Iterable[str] = ()) -> bool:
+    """Whether a module's text may hold a graph root: it mentions TensorFlow and spells
+    ``tf.function`` as an attribute, a decorator, a call or an imported name (``from
+    tensorflow import function as tff``, on one line or in parentheses), defines a Keras
+    ``train_step`` (or test, predict), calls a tf.data method, or names a configured
+    wrapper. Prose ("a loss function") and names such as ``global_step`` do not count, so
+    most modules are never summarized. Written as literal searches first: an alternation
+    that starts with ``\\b`` makes the regular expression engine try every position, and
+    this runs on every module of the project."""
+    if any(w.rsplit(".", 1)[-1] in text for w in wrappers):
+        return True
+    if not _TF_TEXT.search(text):
+        return False
+    if "function" in text and _mentions_function(text):
+        return True
+    if "_step" in text and _STEP_DEF.search(text):
+        return True
+    return _DATASET_CALL.search(text) is not None
+
+
+def _mentions_function(text: str) -> bool:
+    for m in _FUNCTION_WORD.finditer(text):
+        at = m.start()
+        before = text[at - 1] if at else "\n"
+        if before in ".@":
+            return True  # tf.function, @function
+        if m.group(1) and not (before.isalnum() or before == "_"):
+            return True  # function(f), function as tff
+    return _FUNCTION_IMPORT.search(text) is not None
+
+
 def summarize(source: str | bytes, module: str, is_package: bool = False,
               wrappers: Iterable[str] = ()) -> ModuleSummary | None:
     """The summary of one module's source, None when Python cannot parse it."""
@@ -646,8 +681,7 @@ class ProjectIndex:
         data, digest = got
         text = data.decode("utf-8", "replace")
         entry = {"hash": digest, "imports": scan_imports(text, mf.name, mf.is_package),
-                 "tf": bool(_TF_TEXT.search(text) and _ROOT_TEXT.search(text))
-                 or any(w.rsplit(".", 1)[-1] in text for w in self.wrappers)}
+                 "tf": may_hold_roots(text, self.wrappers)}
         if self.cache is not None:
             self.cache.store(self.relpath(mf.path), st, entry)
         return entry
