@@ -155,6 +155,14 @@ def wanted(name: str) -> bool:
     return name.endswith((".py", ".ipynb")) and ".ipynb_checkpoints" not in parts
 
 
+def declares_dependencies(rel: str) -> bool:
+    """A file at the repository root (or in its docker/ folder) that tflint reads for the
+    TensorFlow version the project pins (tflint.semantic.pins): a user's checkout has it."""
+    from tflint.semantic.pins import _FILES
+
+    return any(fnmatch.fnmatchcase(rel, pat) for pat in _FILES)
+
+
 def extract(entry: Entry, mirror: Path, cache: Path, native: bool) -> Extracted:
     """Extract the pinned files of ``entry`` into ``cache/<owner+name>`` (reused when stamped)."""
     out = Extracted(entry)
@@ -168,7 +176,7 @@ def extract(entry: Entry, mirror: Path, cache: Path, native: bool) -> Extracted:
                        "fetch a newer snapshot or re-pin")
         return out
     dest = cache / entry.slug
-    stamp = f"{entry.commit} {' '.join(entry.paths)} -{' -'.join(entry.exclude)}\n"
+    stamp = f"{entry.commit} {' '.join(entry.paths)} -{' -'.join(entry.exclude)} +declarations\n"
     if not (dest / STAMP).is_file() or (dest / STAMP).read_text() != stamp:
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
@@ -177,8 +185,10 @@ def extract(entry: Entry, mirror: Path, cache: Path, native: bool) -> Extracted:
             out.missing = "git ls-tree failed on the pinned commit"
             return out
         (dest / ABSENT).write_text("".join(a + "\n" for a in absent), encoding="utf-8")
-        # Project-root marker: tflint's project index must stop at the repository.
-        (dest / "setup.cfg").write_text("# project root of an application-corpus repository\n")
+        # Project-root marker: tflint's project index must stop at the repository (a
+        # repository's own setup.cfg or pyproject.toml, extracted above, already does)
+        if not any((dest / m).is_file() for m in ("setup.cfg", "pyproject.toml", "setup.py")):
+            (dest / "setup.cfg").write_text("# project root of an application-corpus repository\n")
         (dest / STAMP).write_text(stamp)
     absent_file = dest / ABSENT
     if absent_file.is_file():
@@ -213,8 +223,15 @@ def write_blobs(gdir: Path, entry: Entry, dest: Path) -> list[str] | None:
     proc = git(gdir, "ls-tree", "-r", "-z", "--full-tree", entry.commit, "--", *paths)
     if proc.returncode != 0:
         return None
+    records = [(rec, False) for rec in proc.stdout.split(b"\0")]
+    if paths:  # the dependency declarations at the root, outside the listed folders
+        for where in ([], ["docker/"], ["requirements/"]):
+            more = git(gdir, "ls-tree", "-z", "--full-tree", entry.commit, "--", *where)
+            if more.returncode == 0:
+                records += [(rec, True) for rec in more.stdout.split(b"\0")]
     items = []
-    for rec in proc.stdout.split(b"\0"):
+    seen: set[str] = set()
+    for rec, outside in records:
         if not rec:
             continue
         meta, _, name = rec.partition(b"\t")
@@ -222,7 +239,9 @@ def write_blobs(gdir: Path, entry: Entry, dest: Path) -> list[str] | None:
         rel = name.decode("utf-8", errors="surrogateescape")
         if any(fnmatch.fnmatchcase(rel, pat) for pat in entry.exclude):
             continue
-        if kind == b"blob" and mode != b"120000" and wanted(rel):
+        if kind == b"blob" and mode != b"120000" and rel not in seen and \
+                (declares_dependencies(rel) or not outside and wanted(rel)):
+            seen.add(rel)
             items.append((sha.decode(), rel))
     batch = subprocess.run(["git", "--git-dir", str(gdir), "cat-file", "--batch"],
                            input="".join(sha + "\n" for sha, _ in items).encode(),

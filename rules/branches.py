@@ -12,7 +12,7 @@ from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import target_names, Ctx, FunctionInfo
-from tflint.semantic.syntax import assigned_in, bindings, name_nodes, names_read, walk_scope
+from tflint.semantic.syntax import assigned_in, bindings, child_nodes, name_nodes, names_read, walk_scope
 
 
 # ---------------------------------------------------------------------------------------
@@ -362,8 +362,7 @@ def log_or_zero(x):
             candidates += [(n, "else", "true") for n in sorted(else_names - body_names)]
         if not candidates:
             return
-        pos = sem.position(node)
-        start, end = (pos.start.line, pos.start.column), (pos.end.line, pos.end.column)
+        start, end = index.span(node)
         for name, branch, other in candidates:
             if any(name in f.globals_ or name in f.nonlocals for f in fn.scope_chain()) or name in fn.param_names:
                 continue
@@ -385,7 +384,7 @@ def log_or_zero(x):
     def _index(self, fn: FunctionInfo) -> "_FunctionIndex":
         found = self._indexes.get(id(fn))
         if found is None:
-            found = self._indexes[id(fn)] = _FunctionIndex(fn.node, self.sem.position)  # type: ignore[arg-type]
+            found = self._indexes[id(fn)] = _FunctionIndex(fn.node)  # type: ignore[arg-type]
         return found
 
     def _assigned(self, node: cst.CSTNode) -> frozenset[str]:
@@ -413,11 +412,12 @@ def log_or_zero(x):
 class _FunctionIndex:
     """What TFL504 asks of one function body, computed once and only when asked: where
     each name is bound and mentioned, which mentions are assignment targets, and which
-    top-level statements are followed by a ``return``."""
+    top-level statements are followed by a ``return``. Places are compared by the order
+    of the walk (source order), not by line and column: computing those would cost a
+    code generation of the whole file."""
 
-    def __init__(self, fn: cst.FunctionDef, position) -> None:
+    def __init__(self, fn: cst.FunctionDef) -> None:
         self._body = fn.body
-        self._position = position
         self.stmts = tuple(self._body.body) if isinstance(self._body, cst.IndentedBlock) else ()
         self.position_of = {id(st): i for i, st in enumerate(self.stmts)}
 
@@ -435,23 +435,42 @@ class _FunctionIndex:
         return -1
 
     @functools.cached_property
-    def _first_binding(self) -> dict[str, tuple[int, int]]:
-        out: dict[str, tuple[int, int]] = {}
+    def _order(self) -> dict[int, int]:
+        """id(node) -> its place in a source-order walk of the body (nested functions and
+        classes get a place, their bodies do not)."""
+        out: dict[int, int] = {}
+        stack: list[cst.CSTNode] = [self._body]
+        while stack:
+            n = stack.pop()
+            out[id(n)] = len(out)
+            if n is not self._body and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            stack.extend(reversed(child_nodes(n)))
+        return out
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """The places of ``node`` and of the last node inside it."""
+        order = self._order
+        return order[id(node)], max(order.get(id(n), -1) for n in walk_scope(node))
+
+    @functools.cached_property
+    def _first_binding(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        order = self._order
         for n, b in self.bindings:
-            p = self._position(b).start
-            key = (p.line, p.column)
-            if key < out.get(n, (1 << 62, 0)):
+            key = order.get(id(b), 1 << 62)
+            if key < out.get(n, 1 << 62):
                 out[n] = key
         return out
 
     @functools.cached_property
-    def _mentions(self) -> dict[str, list[tuple[tuple[int, int], int, cst.Name]]]:
-        out: dict[str, list[tuple[tuple[int, int], int, cst.Name]]] = {}
-        for i, n in enumerate(name_nodes(self._body)):
-            p = self._position(n).start
-            out.setdefault(n.value, []).append(((p.line, p.column), i, n))
+    def _mentions(self) -> dict[str, list[tuple[int, cst.Name]]]:
+        out: dict[str, list[tuple[int, cst.Name]]] = {}
+        order = self._order
+        for n in name_nodes(self._body):
+            out.setdefault(n.value, []).append((order[id(n)], n))
         for v in out.values():
-            v.sort(key=lambda m: (m[0], m[1]))
+            v.sort(key=lambda m: m[0])
         return out
 
     @functools.cached_property
@@ -465,17 +484,17 @@ class _FunctionIndex:
                         out.setdefault(id(t), s)
         return out
 
-    def defined_before(self, name: str, start: tuple[int, int]) -> bool:
+    def defined_before(self, name: str, start: int) -> bool:
         first = self._first_binding.get(name)
         return first is not None and first < start
 
-    def read_after(self, name: str, end: tuple[int, int]) -> bool:
+    def read_after(self, name: str, end: int) -> bool:
         """The first mention of ``name`` after the ``if`` reads it (is not a plain rebinding)."""
         mentions = self._mentions.get(name, [])
         i = bisect.bisect_right(mentions, end, key=lambda m: m[0])
         if i == len(mentions):
             return False
-        first = mentions[i][2]
+        first = mentions[i][1]
         assign = self._store_of.get(id(first))
         if assign is None:
             return True

@@ -24,6 +24,19 @@ _STATELESS_LAYERS = frozenset({
     "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
     "GlobalMaxPool3D", "Masking", "InputLayer", "Input", "InputSpec", "Identity", "Layer", "Wrapper",
 })
+#: Keras 3 layers that create a variable (a ``SeedGenerator``'s state) in their
+#: constructor, checked on Keras 3.15: every ``Random*`` preprocessing layer and these
+_SEED_LAYERS = frozenset({
+    "AlphaDropout", "AugMix", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CutMix", "Dropout", "GRU", "GRUCell",
+    "GaussianDropout", "GaussianNoise", "LSTM", "LSTMCell", "MixUp", "RandAugment", "SimpleRNN", "SimpleRNNCell",
+    "Solarization", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "Bidirectional",
+})
+
+
+def _makes_seed_state(layer: str) -> bool:
+    return layer in _SEED_LAYERS or layer.startswith("Random")
+
+
 _KERAS_STATEFUL_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.metrics.", "keras.Model",
                             "keras.Sequential", "keras.models.Model", "keras.models.Sequential")
 
@@ -183,6 +196,9 @@ class KerasObjectCreatedInTracedCode(Rule):
     NAME = "keras-object-created-in-traced-code"
     MESSAGE = ("`{what}` constructed in traced code creates variables on every trace; construct it once "
                "outside the function (or in `__init__`/`build`)")
+    SEED_MESSAGE = ("`{what}` constructed in traced code creates its seed variable on every trace (Keras 3 "
+                    "layers with random state make one when constructed); construct it once outside the "
+                    "function (or in `__init__`/`build`)")
     SEVERITY = Severity.ERROR
     PITFALLS = ("P17",)
     VALID = (
@@ -209,6 +225,14 @@ class Head(tf.Module):
             self.proj = tf.keras.layers.Dense(4)
         return self.proj(x)
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def scaled(x):
+    # never called or built: a Dense layer makes no weights until it is
+    dense = tf.keras.layers.Dense(4)
+    return x * dense.units
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -216,6 +240,24 @@ class Head(tf.Module):
 @tf.function
 def step(x):
     return tf.keras.layers.Dense(2)(x)  # TFL302
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def step(x):
+    head = tf.keras.layers.Dense(2)  # TFL302
+    layers = [head]
+    model = tf.keras.Sequential(layers)  # TFL302
+    return model(x)
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def initial_state(batch):
+    # never built, but a Keras 3 LSTMCell makes its seed variable when constructed
+    cells = [tf.keras.layers.LSTMCell(8)]  # TFL302
+    rnn = tf.keras.layers.StackedRNNCells(cells)
+    return rnn.get_initial_state(batch_size=batch, dtype=tf.float32)
 ''',
         '''import tensorflow as tf
 from tensorflow import keras
@@ -241,4 +283,12 @@ class Model(keras.Model):
             return
         if created_once(self.sem, ctx):
             return
-        self.report(node, self.MESSAGE.format(what=(dotted_name(node.func) or ".".join(parts[-2:])) + "(...)"), ctx=ctx)
+        what = (dotted_name(node.func) or ".".join(parts[-2:])) + "(...)"
+        if "layers" in parts and not self.sem.keras_object_built(node, ctx.fn):
+            # never called or built here: its weights are never made; only a Keras 3
+            # layer with random state makes a variable (its seed) when constructed
+            if not (self.sem.keras3_in_use() and _makes_seed_state(last)):
+                return
+            self.report(node, self.SEED_MESSAGE.format(what=what), ctx=ctx)
+            return
+        self.report(node, self.MESSAGE.format(what=what), ctx=ctx)

@@ -324,6 +324,20 @@ def _traced_from_elsewhere(project: "ProjectView | None") -> bool:
     return project is not None and bool(project.traced_from_elsewhere())
 
 
+def keras_version(settings: Settings, project: "ProjectView | None") -> str:
+    """The configured ``keras-version``; in "auto", "2" when the file's project pins
+    TensorFlow below 2.16 (:mod:`tflint.semantic.pins`), else "auto" (the model then
+    decides from the imports)."""
+    if settings.keras_version != "auto" or project is None:
+        return settings.keras_version
+    from tflint.semantic.pins import declared_keras
+
+    try:
+        return declared_keras(project.index.root) or "auto"
+    except (OSError, ValueError):
+        return "auto"
+
+
 def _one_line(e: object) -> str:
     try:
         text = str(e)
@@ -350,7 +364,7 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
             handlers_by_type.setdefault(t, [])
     events: list[tuple[cst.CSTNode, semantic.Ctx]] = []
     sem = semantic.build(module, path, settings.tf_function_wrappers, handlers_by_type, events,
-                         keras_version=settings.keras_version, project=project)
+                         keras_version=keras_version(settings, project), project=project)
 
     instances = [rc(sem, sink) for rc in rule_classes]
     for inst in instances:

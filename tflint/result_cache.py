@@ -43,9 +43,11 @@ def code_fingerprint() -> str:
 
 def key(data: bytes, path: str, settings: Settings, view: "ProjectView") -> str:
     h = hashlib.sha1()
+    from tflint.engine import keras_version
+
     for part in (code_fingerprint(), view.relpath, repr(settings.select), repr(sorted(settings.ignore)),
                  repr(sorted(settings.extend_select)), repr(sorted(settings.tf_function_wrappers)),
-                 view.index.fingerprint()):
+                 keras_version(settings, view), view.index.fingerprint()):
         h.update(part.encode("utf-8", "surrogatepass") + b"\0")
     h.update(data)
     return h.hexdigest()

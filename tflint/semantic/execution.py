@@ -258,6 +258,14 @@ class ExecutionJudgements:
         head, _, rest = d.partition(".")
         return {b + "." + rest if rest else b for b in self.imports.get(head, ())}
 
+    def keras3_in_use(self) -> bool:
+        """Whether ``tf.keras``/``keras`` here is Keras 3: ``keras-version = 3``, or "auto"
+        (from the project's pins, see :mod:`.pins`, else TensorFlow 2.21's default) and the
+        module does not use ``tf_keras``."""
+        if self.keras_version == "auto":
+            return not self._imports_tf_keras()
+        return self.keras_version == "3"
+
     def is_keras3_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:
         """A subclass of a Keras 3 layer or model: ``keras.*`` or, in TF >= 2.16,
         ``tf.keras.*`` (``tf_keras`` is Keras 2 and runs AutoGraph on ``call`` and the

@@ -60,6 +60,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _positions: object = None
     #: id(node) -> (node, CodeRange) for ranges computed one node at a time
     _position_memo: dict[int, tuple[cst.CSTNode, CodeRange]] = field(default_factory=dict)
+    #: id(function) -> {id(node): parent} over its body, built on first use
+    _parent_maps: dict[int, dict[int, cst.CSTNode]] = field(default_factory=dict)
     _single_positions: int = 0
     #: id(expr) -> qualified(expr); asked only once the walk has read every import
     _qualified_memo: dict[int, tuple[cst.BaseExpression, frozenset[str]]] = field(default_factory=dict)

@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, _strip_int, dotted_name, is_python_literal
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic import lattice as lat
-from tflint.semantic.syntax import assigned_in, code, mentions, name_nodes, names_read, walk_scope
+from tflint.semantic.syntax import assigned_in, child_nodes, code, mentions, name_nodes, names_read, walk_scope
 
 
 class ValueJudgements:
@@ -1216,6 +1216,73 @@ class ValueFlow:
             self._all_sites = sites
         return self._all_sites.get(id(fn), [])  # type: ignore[union-attr]
 
+    # ----------------------------------------------------------------- Keras objects built
+
+    def keras_object_built(self, call: cst.Call, fn: FunctionInfo | None) -> bool:
+        """Whether the Keras layer or model that ``call`` constructs is built in ``fn``
+        (its weights created): called (``Dense(2)(x)``, ``layer(x)`` after ``layer =
+        Dense(2)``), built, fitted or predicted with, or put into a Keras object that is.
+        A layer only read for its configuration or its initial state
+        (``StackedRNNCells(cells).get_initial_state(...)``) is not built. Where the object
+        goes anywhere else (returned, stored on ``self``, given to another function, in
+        a loop) the answer is yes: it may be built there."""
+        if fn is None:
+            return True
+        parents = self._parents_in(fn)
+        return self._built(call, parents, 0)
+
+    def _parents_in(self, fn: FunctionInfo) -> dict[int, cst.CSTNode]:
+        """id(node) -> parent for every node of ``fn``'s body, nested functions included."""
+        got = self._parent_maps.get(id(fn))  # type: ignore[attr-defined]
+        if got is None:
+            got = {}
+            stack: list[cst.CSTNode] = [fn.node]
+            while stack:
+                n = stack.pop()
+                for c in child_nodes(n):
+                    got[id(c)] = n
+                    stack.append(c)
+            self._parent_maps[id(fn)] = got  # type: ignore[attr-defined]
+        return got
+
+    def _built(self, node: cst.CSTNode, parents: dict[int, cst.CSTNode], depth: int) -> bool:
+        if depth > 8:
+            return True
+        p = parents.get(id(node))
+        # an element of a list or tuple display, or of a list comprehension
+        while isinstance(p, (cst.Element, cst.List, cst.Tuple)) or \
+                isinstance(p, cst.ListComp) and p.elt is node:
+            node, p = p, parents.get(id(p))
+        if isinstance(p, cst.Call) and p.func is node:
+            return True
+        if isinstance(p, cst.Attribute) and p.value is node:
+            return p.attr.value in _BUILDING_METHODS
+        if isinstance(p, cst.Arg) and p.value is node:
+            outer = parents.get(id(p))
+            if isinstance(outer, cst.Call) and self.qualified_startswith(  # type: ignore[attr-defined]
+                    outer.func, _KERAS_CONTAINERS) is not None:
+                return self._built(outer, parents, depth + 1)  # built when its container is
+            return True
+        if isinstance(p, cst.Assign) and p.value is node:
+            if len(p.targets) != 1 or not isinstance(p.targets[0].target, cst.Name):
+                return True
+            name = p.targets[0].target
+            scope = parents.get(id(p))
+            while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+                scope = parents.get(id(scope))
+            if scope is None:
+                return True
+            for n in _names_below(scope, name.value):
+                if n is name:
+                    continue
+                q = parents.get(id(n))
+                if isinstance(q, cst.AssignTarget):
+                    continue  # bound again: that value is judged where it is made
+                if self._built(n, parents, depth + 1):
+                    return True
+            return False
+        return True
+
 
 _TF_SINGLE_TENSOR = frozenset({"constant", "convert_to_tensor", "zeros", "ones", "cast", "range"})
 _PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
@@ -1299,3 +1366,21 @@ def is_generator(fn: FunctionInfo) -> bool:
     if not isinstance(node, cst.FunctionDef):
         return False
     return any(isinstance(n, (cst.Yield,)) for n in walk_scope(node.body))
+
+
+#: methods that build a Keras layer or model (create its weights) when called on it
+_BUILDING_METHODS = frozenset({"__call__", "call", "build", "fit", "evaluate", "predict", "train_on_batch",
+                               "test_on_batch", "predict_on_batch", "apply", "set_weights", "load_weights",
+                               "build_from_config", "predict_step", "train_step", "test_step"})
+#: Keras constructors that take layers and build them when they are built
+_KERAS_CONTAINERS = ("keras.layers.", "keras.Sequential", "keras.models.Sequential", "keras.Model",
+                     "keras.models.Model")
+
+
+def _names_below(node: cst.CSTNode, name: str) -> Iterator[cst.Name]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Name and n.value == name:
+            yield n
+        stack.extend(child_nodes(n))

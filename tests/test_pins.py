@@ -1,0 +1,102 @@
+"""The Keras a project runs, from the TensorFlow it pins (tflint.semantic.pins), and
+what that changes in the findings."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tflint.semantic.pins import declared_keras, keras_in_text
+
+
+@pytest.mark.parametrize("text, says", [
+    ("tensorflow==2.4.1", {"2"}),
+    ("tensorflow-gpu<2.11", {"2"}),
+    ("tensorflow<2.16", {"2"}),
+    ("tensorflow~=2.15.0", {"2"}),
+    ('install_requires=["tensorflow>=2.4,<2.11"]', {"2"}),
+    ('tensorflow = "~2.4"', {"2"}),
+    ("tensorflow[and-cuda]==2.15.1", {"2"}),
+    ("keras<3", {"2"}),
+    ("keras==2.15.0", {"2"}),
+    ("FROM tensorflow/tensorflow:2.4.1-gpu", {"2"}),
+    ("tensorflow==2.17.0", {"3"}),
+    ("tensorflow>=2.16", {"3"}),
+    ("keras>=3", {"3"}),
+    # allow both, or say nothing of TensorFlow itself
+    ("tensorflow>=2.4", set()),
+    ("tensorflow~=2.9", set()),
+    ("tensorflow<2.17", set()),
+    ('tensorflow = "^2.4"', set()),
+    ("tensorflow==2.*", set()),
+    ("tensorflow-probability==0.12", set()),
+    ("tensorflow_datasets==4.0", set()),
+    ("keras-tuner==1.0", set()),
+    ("# tensorflow==2.4", set()),
+])
+def test_one_declaration(text: str, says: set[str]) -> None:
+    assert keras_in_text(text) == says
+
+
+def test_declarations_that_disagree_say_nothing(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.4.1\n")
+    assert declared_keras(str(tmp_path)) == "2"
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM tensorflow/tensorflow:2.17.0\n")
+    assert declared_keras(str(tmp_path)) is None
+    (tmp_path / "docker" / "Dockerfile").unlink()
+    assert declared_keras(str(tmp_path)) == "2"  # an edited project is read again
+
+
+SEED_RL_LIKE = '''import tensorflow as tf
+
+
+def initial_state(batch):
+    cells = [tf.keras.layers.LSTMCell(8)]
+    rnn = tf.keras.layers.StackedRNNCells(cells)
+    return rnn.get_initial_state(batch_size=batch, dtype=tf.float32)
+
+
+@tf.function
+def step(batch):
+    return initial_state(batch)
+
+
+class Model(tf.keras.Model):
+    def train_step(self, data):
+        loss = tf.reduce_sum(data)
+        if loss > 10.0:
+            loss = loss / 2.0
+        return {"loss": loss}
+'''
+
+
+def _check(root: Path, *extra: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "tflint", "check", "--no-cache", "--color", "never",
+                           *extra, "agent.py"], cwd=root, capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("declaration", [
+    ("requirements.txt", "numpy\ntensorflow-gpu==2.4.1\n"),
+    ("setup.py", "setup(name='a', install_requires=['tensorflow>=2.3,<2.5'])\n"),
+    ("docker/Dockerfile.atari", "FROM tensorflow/tensorflow:2.4.1-gpu\nRUN pip install gym\n"),
+])
+def test_a_project_pinned_before_keras_3_is_checked_as_keras_2(tmp_path: Path, declaration) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent.py").write_text(SEED_RL_LIKE)
+    unpinned = _check(tmp_path)
+    # TF 2.21's Keras 3: the LSTMCell makes its seed variable on every trace, and a
+    # Python `if` on a tensor in train_step fails inside fit
+    assert "TFL302" in unpinned and "TFL202" in unpinned, unpinned
+    name, text = declaration
+    (tmp_path / name).parent.mkdir(exist_ok=True)
+    (tmp_path / name).write_text(text)
+    pinned = _check(tmp_path)
+    assert "TFL302" not in pinned and "TFL202" not in pinned, pinned
+    # the configuration wins over the pin
+    assert "TFL302" in _check(tmp_path, "--keras-version", "3")

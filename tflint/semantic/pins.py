@@ -1,0 +1,141 @@
+"""Which TensorFlow a project says it runs on, from the files that declare its
+dependencies: enough to tell Keras 2 from Keras 3 when the imports cannot.
+
+``import tensorflow as tf`` and ``tf.keras`` read the same in a project written for
+TensorFlow 2.4 and in one written for 2.21, but ``tf.keras`` is Keras 2 before
+TensorFlow 2.16 and Keras 3 from it on, and the two trace differently (Keras 3 does not
+convert ``train_step`` or ``Layer.call`` with AutoGraph, and some of its layers create
+variables when they are constructed). A project that pins TensorFlow below 2.16 runs
+Keras 2. The files read, at the project root and in its ``docker/`` folder only:
+
+* ``requirements*.txt`` and ``requirements/*.txt``: ``tensorflow==2.4.1``,
+  ``tensorflow-gpu<2.11``, ``tensorflow~=2.9``, ``keras<3`` / ``keras==2.*``;
+* ``pyproject.toml`` (``[project] dependencies``, Poetry's dependency tables),
+  ``setup.cfg`` (``install_requires``), ``setup.py``, ``environment.yml``, ``Pipfile``:
+  the same requirement strings, found by a regular expression (never imported or run);
+* ``Dockerfile*``: ``FROM tensorflow/tensorflow:2.4.1-gpu``.
+
+Only an upper bound says "Keras 2": ``==``, ``~=``, ``<``, ``<=`` on a version below 2.16
+(``tensorflow>=2.4`` allows 2.21). Declarations that disagree (one file pins 2.4,
+another 2.17) say nothing. ``keras-version`` in the configuration, when not ``auto``,
+always wins.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+
+#: the first TensorFlow release whose ``tf.keras`` is Keras 3
+KERAS3_TF = (2, 16)
+
+_SPEC = r"""(?:==|~=|<=|>=|!=|<|>|\^|~|=)\s*v?\d+(?:\.[\d*]+)*"""
+_SPECS = r"""\s*(?:\[[^\]]*\])?\s*(?:=\s*)?["']?\s*(""" + _SPEC + r"""(?:\s*,\s*""" + _SPEC + r""")*)"""
+_TF_REQ = re.compile(r"""(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu|macos|intel))?""" + _SPECS, re.I)
+_KERAS_REQ = re.compile(r"""(?<![\w.-])keras""" + _SPECS, re.I)
+_ONE_SPEC = re.compile(r"""(==|~=|<=|>=|!=|<|>|\^|~|=)\s*v?(\d+(?:\.\d+)*)""")
+_TF_IMAGE = re.compile(r"^\s*FROM\s+(?:[\w.-]+/)?tensorflow/tensorflow:(\d+)\.(\d+)", re.I | re.M)
+
+_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "setup.cfg", "setup.py",
+          "environment.yml", "environment.yaml", "Pipfile", "Dockerfile*", "docker/Dockerfile*",
+          "docker/requirements*.txt")
+_MAX_BYTES = 1_000_000
+
+_memo: dict[str, tuple[tuple, str | None]] = {}
+
+
+def declared_files(root: str) -> list[str]:
+    out: list[str] = []
+    for pattern in _FILES:
+        out.extend(p for p in glob.glob(os.path.join(glob.escape(root), pattern)) if os.path.isfile(p))
+    return sorted(set(out))
+
+
+def declared_keras(root: str) -> str | None:
+    """"2" when the project at ``root`` pins TensorFlow below 2.16 (or Keras below 3)
+    and nothing it declares contradicts that; None when it says nothing or disagrees.
+    Kept per root while the files' sizes and times are unchanged (an editor session
+    sees an edited requirements file)."""
+    files = declared_files(root)
+    stamp = []
+    for p in files:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        stamp.append((p, st.st_size, st.st_mtime_ns))
+    key = tuple(stamp)
+    got = _memo.get(root)
+    if got is not None and got[0] == key:
+        return got[1]
+    answer = _judge([p for p, _, _ in stamp])
+    _memo[root] = (key, answer)
+    return answer
+
+
+def _judge(paths: list[str]) -> str | None:
+    says: set[str] = set()
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                text = f.read(_MAX_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        says.update(keras_in_text(text))
+    return "2" if says == {"2"} else None
+
+
+def keras_in_text(text: str) -> set[str]:
+    """What one declaration file says: {"2"}, {"3"}, both (it disagrees with itself) or
+    nothing. Comment lines (``#``) are skipped."""
+    out: set[str] = set()
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")]
+    body = "\n".join(lines)
+    for m in _TF_REQ.finditer(body):
+        out.update(_says(m.group(1), KERAS3_TF))
+    for m in _KERAS_REQ.finditer(body):
+        out.update(_says(m.group(1), (3, 0)))
+    for m in _TF_IMAGE.finditer(body):
+        out.add("2" if (int(m.group(1)), int(m.group(2))) < KERAS3_TF else "3")
+    return out
+
+
+_TOP = (10**6, 10**6)
+
+
+def _says(specs: str, first_keras3: tuple[int, int]) -> set[str]:
+    """What one requirement (``>=2.4,<2.11``) on TensorFlow or Keras says of the Keras
+    that runs: {"2"} when every version it allows is before ``first_keras3``, {"3"} when
+    every one is at or after it, nothing when it allows both."""
+    low, high = (0, 0), _TOP
+    for m in _ONE_SPEC.finditer(specs):
+        lo, hi = _interval(m.group(1), m.group(2))
+        low, high = max(low, lo), min(high, hi)
+    if high < first_keras3:
+        return {"2"}
+    if low >= first_keras3:
+        return {"3"}
+    return set()
+
+
+def _interval(op: str, version: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The (major, minor) versions one specifier allows, both ends included."""
+    parts = tuple(int(x) for x in version.split(".")[:3])
+    major, minor = parts[0], parts[1] if len(parts) > 1 else 0
+    at = (major, minor)
+    if op in ("==", "="):
+        return at, (at if len(parts) > 1 else (major, 10**6))
+    if op == "~=":  # ~=2.15 allows 2.x; ~=2.15.1 allows 2.15.*
+        return at, (at if len(parts) >= 3 else (major, 10**6))
+    if op == "~":  # Poetry: ~2.4 allows 2.4.*
+        return at, at
+    if op == "^":  # Poetry: ^2.4 allows 2.x
+        return at, (major, 10**6)
+    if op == "<=":
+        return (0, 0), at
+    if op == "<":  # 2.16 excludes 2.16 itself (2.16.0rc would be a pre-release)
+        return (0, 0), ((major, minor - 1) if minor else (major - 1, 10**6))
+    if op in (">=", ">"):
+        return at, _TOP
+    return (0, 0), _TOP  # !=
