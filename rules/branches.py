@@ -438,20 +438,31 @@ class _FunctionIndex:
     def _order(self) -> dict[int, int]:
         """id(node) -> its place in a source-order walk of the body (nested functions and
         classes get a place, their bodies do not)."""
-        out: dict[int, int] = {}
-        stack: list[cst.CSTNode] = [self._body]
+        return self._places[0]
+
+    @functools.cached_property
+    def _places(self) -> tuple[dict[int, int], dict[int, int]]:
+        """The places of every node, and of the last node inside each (one walk: an elif
+        chain must not be walked again for each of its links)."""
+        order: dict[int, int] = {}
+        last: dict[int, int] = {}
+        stack: list[tuple[cst.CSTNode, bool]] = [(self._body, False)]
         while stack:
-            n = stack.pop()
-            out[id(n)] = len(out)
+            n, done = stack.pop()
+            if done:
+                last[id(n)] = len(order) - 1
+                continue
+            order[id(n)] = len(order)
+            stack.append((n, True))
             if n is not self._body and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
-            stack.extend(reversed(child_nodes(n)))
-        return out
+            stack.extend((c, False) for c in reversed(child_nodes(n)))
+        return order, last
 
     def span(self, node: cst.CSTNode) -> tuple[int, int]:
         """The places of ``node`` and of the last node inside it."""
-        order = self._order
-        return order[id(node)], max(order.get(id(n), -1) for n in walk_scope(node))
+        order, last = self._places
+        return order[id(node)], last[id(node)]
 
     @functools.cached_property
     def _first_binding(self) -> dict[str, int]:

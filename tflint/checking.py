@@ -9,9 +9,13 @@ stdin), ``--fix`` (through :func:`tflint.engine.fix_source`'s noqa pass and
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Callable
 
 from tflint.config import Settings
 from tflint.diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
 
 
 def file_settings(path: str, settings: Settings) -> Settings:
@@ -52,7 +56,8 @@ def noqa_text(data: bytes | str) -> str:
         return text[1:] if text.startswith("\ufeff") else text
 
 
-def lint_file(data: bytes | str, path: str, settings: Settings, *, noqa: bool = True) -> list[Diagnostic]:
+def lint_file(data: bytes | str, path: str, settings: Settings, *, noqa: bool = True,
+              parser: Callable[[str], "cst.Module"] | None = None) -> list[Diagnostic]:
     """Lint one file's contents as the file ``path`` (a notebook when the name says
     so), with ``# noqa`` (unless ``noqa`` is False) and per-file-ignores applied."""
     from tflint import noqa as noqa_mod, notebook
@@ -60,13 +65,14 @@ def lint_file(data: bytes | str, path: str, settings: Settings, *, noqa: bool = 
     if notebook.is_notebook(path):
         diags = notebook.lint(data, path, settings, noqa=noqa)
     else:
-        diags = _lint_cached(data, path, settings)
+        diags = _lint_cached(data, path, settings, parser)
         if diags and noqa:
             diags = noqa_mod.apply_noqa(diags, noqa_text(data))
     return per_file_ignores(path, diags, settings)
 
 
-def _lint_cached(data: bytes | str, path: str, settings: Settings) -> list[Diagnostic]:
+def _lint_cached(data: bytes | str, path: str, settings: Settings,
+                 parser: Callable[[str], "cst.Module"] | None = None) -> list[Diagnostic]:
     """The file's findings: from the project cache when nothing they depend on changed,
     else from the engine (and then kept for the next run)."""
     from tflint import result_cache
@@ -82,7 +88,7 @@ def _lint_cached(data: bytes | str, path: str, settings: Settings) -> list[Diagn
         cached = result_cache.load(view, key, path) if key is not None else None
         if cached is not None:
             return cached
-    diags = lint_source(data, path, settings, project=view)
+    diags = lint_source(data, path, settings, project=view, parser=parser)
     if key is not None:
         result_cache.store(view, key, diags)
     return diags

@@ -73,7 +73,8 @@ def _engine_diag(code: str, message: str, path: str, line: int = 1, column: int 
 
 def lint_source(source: str | bytes, path: str = "<string>", settings: Settings | None = None, *,
                 python_parsed: bool = False, selection: Selection | None = None,
-                project: "ProjectView | None" = None) -> list[Diagnostic]:
+                project: "ProjectView | None" = None,
+                parser: Callable[[str], cst.Module] | None = None) -> list[Diagnostic]:
     """Lint one file's source. Returns diagnostics sorted by position, noqa not applied,
     each message on one line.
 
@@ -92,7 +93,11 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
 
     ``selection`` is the run's resolved rule selection (:mod:`tflint.selection`); when
     not given, the one of ``settings`` is looked up (resolved once per distinct
-    settings)."""
+    settings).
+
+    ``parser`` replaces ``libcst.parse_module`` (the language server passes a
+    :class:`tflint.incremental.IncrementalParser`, which reuses the unchanged statements
+    of the previous version of the file)."""
     settings = settings or Settings()
     selection = selection or for_settings(settings)
     limit = settings.max_file_size
@@ -105,7 +110,7 @@ def lint_source(source: str | bytes, path: str = "<string>", settings: Settings 
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _on_big_stack(_lint_source, source, path, settings, python_parsed, selection, project,
+        return _on_big_stack(_lint_source, source, path, settings, python_parsed, selection, project, parser,
                              timeout=seconds)
     except TimeLimit:
         if not selection.wants("TFL002"):
@@ -130,7 +135,8 @@ class TimeLimit(BaseException):
 
 
 def _lint_source(source: str | bytes, path: str, settings: Settings, python_parsed: bool,
-                 selection: Selection, project: "ProjectView | None" = None) -> list[Diagnostic]:
+                 selection: Selection, project: "ProjectView | None" = None,
+                 parser: Callable[[str], cst.Module] | None = None) -> list[Diagnostic]:
     rules = selection.rules
     want_001 = selection.wants("TFL001")
     want_002 = selection.wants("TFL002")
@@ -160,7 +166,7 @@ def _lint_source(source: str | bytes, path: str, settings: Settings, python_pars
             line, col, msg = problem or (1, 0, "source is nested too deeply")
             return [_engine_diag("TFL001", f"cannot parse: {_one_line(msg)}", path, line, col)] if want_001 else []
     try:
-        module = _parse_with_big_stack(text)
+        module = _parse_with_big_stack(text, parser)
     except cst.ParserSyntaxError as e:
         problem = _python_syntax_error(text)
         if problem is None:
@@ -206,9 +212,9 @@ def _bracket_depth(text: str) -> int:
     return max(itertools.accumulate(1 if c in "([{" else -1 for c in brackets), default=0)
 
 
-def _parse_with_big_stack(text: str) -> cst.Module:
+def _parse_with_big_stack(text: str, parser: Callable[[str], cst.Module] | None = None) -> cst.Module:
     """Parse with the stack and recursion budget of :func:`_on_big_stack`."""
-    return _on_big_stack(cst.parse_module, text)
+    return _on_big_stack(parser or cst.parse_module, text)
 
 
 def _on_big_stack(func: Callable[..., T], *args: object, timeout: float | None = None) -> T:

@@ -30,6 +30,7 @@ from pygls.uris import to_fs_path
 from tflint import __version__
 from tflint.config import ConfigError, Settings, SettingsResolver
 from tflint.diagnostics import Applicability, Diagnostic, Severity
+from tflint.incremental import IncrementalParser
 
 #: pause after a change before linting (ms matter: the goal is diagnostics in 100 ms)
 DEBOUNCE_S = 0.01
@@ -188,6 +189,10 @@ def _path(uri: str) -> str:
     return path if path else uri
 
 
+#: the worker thread's parser: an edit re-parses the statements it changed, not the file
+_PARSER = IncrementalParser()
+
+
 def _lint_snapshot(snap: _Snapshot) -> _Lint:
     """Runs in the worker thread: lint, then convert positions for the client."""
     from tflint.checking import lint_file
@@ -195,7 +200,7 @@ def _lint_snapshot(snap: _Snapshot) -> _Lint:
     assert snap.settings is not None
     if snap.text is not None:
         source, lines = snap.text
-        diags = lint_file(source, snap.path, snap.settings)
+        diags = lint_file(source, snap.path, snap.settings, parser=_PARSER)
         return _Lint({snap.key: [(d, _to_lsp(d, lines, snap.codec)) for d in diags]})
     from tflint import noqa as noqa_mod, notebook
     from tflint.checking import per_file_ignores
@@ -204,7 +209,7 @@ def _lint_snapshot(snap: _Snapshot) -> _Lint:
     nb = notebook.Notebook(path=snap.path, text="", had_bom=False,
                            cells=[notebook.CodeCell(i, src, False, ()) for i, _, src, _, _ in snap.cells])
     notebook.build_module(nb)
-    raw = lint_source(nb.module, snap.path, snap.settings) if nb.module.strip() else []
+    raw = lint_source(nb.module, snap.path, snap.settings, parser=_PARSER) if nb.module.strip() else []
     diags = per_file_ignores(snap.path, notebook.to_cells(nb, noqa_mod.apply_noqa(raw, nb.module)), snap.settings)
     by_uri: dict[str, list[tuple[Diagnostic, types.Diagnostic]]] = {uri: [] for _, uri, _, _, _ in snap.cells}
     cell_uri = {i: uri for i, uri, _, _, _ in snap.cells}

@@ -79,7 +79,7 @@ class Ctx:
     """Where a node sits: the enclosing compound node, which field of it, and the
     enclosing context. A persistent linked list, one object per (context node, field)."""
 
-    __slots__ = ("node", "field", "parent", "fn", "cls", "_traced")
+    __slots__ = ("node", "field", "parent", "fn", "cls", "_traced", "_loop")
 
     def __init__(self, node: cst.CSTNode | None, field: str, parent: "Ctx | None",
                  fn: FunctionInfo | None, cls: ClassInfo | None) -> None:
@@ -89,6 +89,8 @@ class Ctx:
         self.fn = fn
         self.cls = cls
         self._traced: bool | None = None
+        #: the innermost enclosing loop body within the function (False: not computed)
+        self._loop: "Ctx | None | bool" = False
 
     def ancestors(self) -> Iterator["Ctx"]:
         c: Ctx | None = self
@@ -105,8 +107,38 @@ class Ctx:
 
     def loops(self) -> Iterator["Ctx"]:
         """Enclosing loop bodies within the current function (innermost first)."""
-        for c in self.within_function():
-            if isinstance(c.node, (cst.For, cst.While)) and c.field == "body":
-                yield c
+        c = self.innermost_loop()
+        while c is not None:
+            yield c
+            c = c.parent.innermost_loop() if c.parent is not None else None
+
+    def innermost_loop(self) -> "Ctx | None":
+        """The innermost enclosing loop body within the current function, kept per
+        context: each asks its parent once, so a deep chain (a 1,000-link elif) is not
+        climbed again for every statement in it."""
+        got = self._loop
+        if got is not False:
+            return got  # type: ignore[return-value]
+        chain: list[Ctx] = []
+        c: Ctx | None = self
+        found: Ctx | None = None
+        while c is not None and c.node is not None:
+            if c._loop is not False:
+                found = c._loop  # type: ignore[assignment]
+                break
+            chain.append(c)
+            t = type(c.node)
+            if (t is cst.FunctionDef or t is cst.Lambda) and c.field in ("body", "params"):
+                found = None
+                break
+            if (t is cst.For or t is cst.While) and c.field == "body":
+                found = c
+                break
+            c = c.parent
+        for k in chain:  # every context climbed through has the same answer
+            k._loop = found
+        if found is not None and found._loop is False:
+            found._loop = found
+        return found
 
 

@@ -92,38 +92,41 @@ def walk_scope(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def bindings(node: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
-    """(name, binding node) for every name bound in the subtree (nested scopes excluded)."""
-    for n in walk_scope(node):
-        if isinstance(n, cst.Assign):
-            for t in n.targets:
-                for name in target_names(t.target):
+    """(name, binding node) for every name bound in the subtree (nested scopes excluded:
+    a nested def or class binds its own name). One walk; node types are compared with
+    ``type(n) is``, since isinstance against libcst's ABC-based classes is slow."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is cst.Assign:
+            for tg in n.targets:  # type: ignore[attr-defined]
+                for name in target_names(tg.target):
                     yield name, n
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
-            if not (isinstance(n, cst.AnnAssign) and n.value is None):
-                for name in target_names(n.target):
-                    yield name, n
-        elif isinstance(n, cst.For):
-            for name in target_names(n.target):
+        elif t is cst.AugAssign or t is cst.AnnAssign and n.value is not None:  # type: ignore[attr-defined]
+            for name in target_names(n.target):  # type: ignore[attr-defined]
                 yield name, n
-        elif isinstance(n, cst.NamedExpr):
-            for name in target_names(n.target):
+        elif t is cst.For or t is cst.NamedExpr:
+            for name in target_names(n.target):  # type: ignore[attr-defined]
                 yield name, n
-        elif isinstance(n, cst.WithItem) and n.asname is not None:
-            for name in target_names(n.asname.name):
+        elif t is cst.WithItem and n.asname is not None:  # type: ignore[attr-defined]
+            for name in target_names(n.asname.name):  # type: ignore[attr-defined]
                 yield name, n
-        elif isinstance(n, cst.ExceptHandler) and n.name is not None:
-            yield from ((x, n) for x in target_names(n.name.name))
-        elif isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(n.names, cst.ImportStar):
-            for a in n.names:
+        elif t is cst.ExceptHandler and n.name is not None:  # type: ignore[attr-defined]
+            yield from ((x, n) for x in target_names(n.name.name))  # type: ignore[attr-defined]
+        elif (t is cst.Import or t is cst.ImportFrom) and type(n.names) is not cst.ImportStar:  # type: ignore[attr-defined]
+            for a in n.names:  # type: ignore[attr-defined]
                 if a.asname is not None and isinstance(a.asname.name, cst.Name):
                     yield a.asname.name.value, n
                 else:
                     yield (dotted_name(a.name) or "").split(".")[0], n
-    # nested defs/classes bind their names
-    for n in walk_scope(node):
-        for c in child_nodes(n):
-            if isinstance(c, (cst.FunctionDef, cst.ClassDef)):
-                yield c.name.value, c
+        kids = child_nodes(n)
+        for c in reversed(kids):
+            tc = type(c)
+            if tc is cst.FunctionDef or tc is cst.ClassDef:
+                yield c.name.value, c  # type: ignore[attr-defined]
+            elif not _is_scope(tc):
+                stack.append(c)
 
 
 def assigned_in(node: cst.CSTNode) -> set[str]:
@@ -134,12 +137,13 @@ def name_nodes(node: cst.CSTNode) -> Iterator[cst.Name]:
     """Name nodes that denote variables: not ``x.attr``'s ``attr``, not ``f(key=...)``'s ``key``."""
     skip: set[int] = set()
     for n in walk_scope(node):
-        if isinstance(n, cst.Attribute):
-            skip.add(id(n.attr))
-        elif isinstance(n, cst.Arg) and n.keyword is not None:
-            skip.add(id(n.keyword))
-        elif isinstance(n, cst.Name) and id(n) not in skip:
-            yield n
+        t = type(n)
+        if t is cst.Attribute:
+            skip.add(id(n.attr))  # type: ignore[attr-defined]
+        elif t is cst.Arg and n.keyword is not None:  # type: ignore[attr-defined]
+            skip.add(id(n.keyword))  # type: ignore[attr-defined]
+        elif t is cst.Name and id(n) not in skip:
+            yield n  # type: ignore[misc]
 
 
 def names_read(node: cst.CSTNode) -> set[str]:
