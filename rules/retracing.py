@@ -100,6 +100,27 @@ class PythonScalarArgument(Rule):
     VALID = (
         '''import tensorflow as tf
 
+# a notebook that redefines `f` cell after cell: each call runs the `f` above it, once
+@tf.function
+def f(x):
+    return x + 1
+
+f(1.0)
+
+@tf.function
+def f(x):
+    return x * 2
+
+f(2.0)
+
+@tf.function
+def f(x):
+    return x - 1
+
+f(3.0)
+''',
+        '''import tensorflow as tf
+
 @tf.function
 def train_step(x, training):
     return x * 2 if training else x

@@ -169,6 +169,9 @@ class _Builder:
                 ctx.fn.bound.add(name)
         elif cls is None and is_def:
             sem.module_functions[name] = info
+            # with how many calls came before it: a module-level call of ``name`` runs
+            # the definition in effect there (a notebook redefines ``f`` cell after cell)
+            sem.module_function_defs.setdefault(name, []).append((len(sem.all_calls), info))
         if cls is not None and is_def:
             cls.methods[name] = info
 
@@ -281,6 +284,7 @@ class _Builder:
             ctx.fn.returns.append(node.value)
 
     def on_call(self, node: cst.Call, ctx: Ctx) -> None:
+        self.sem.call_index[id(node)] = len(self.sem.all_calls)
         self.sem.all_calls.append((node, ctx))
         if ctx.fn is not None:
             ctx.fn.calls.append((node, ctx))

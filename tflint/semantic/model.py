@@ -39,6 +39,11 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     functions: list[FunctionInfo] = field(default_factory=list)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     module_functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    #: name -> every module-level definition of it, in source order, each with the
+    #: number of calls before it (see :meth:`resolve_callee`)
+    module_function_defs: dict[str, list[tuple[int, FunctionInfo]]] = field(default_factory=dict)
+    #: id(call) -> its place among ``all_calls`` (source order)
+    call_index: dict[int, int] = field(default_factory=dict)
     #: module-level name -> every value bound to it at module level
     module_assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     #: module-level loop targets and names assigned in module-level loops (see FunctionInfo)
@@ -265,6 +270,14 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
                             return n
                     if name in f.bound or name in f.param_names:
                         return None  # a local name shadows the module's function
+            defs = self.module_function_defs.get(name)
+            if fn is None and defs is not None and len(defs) > 1:
+                # a module-level call runs the last definition above it; a call inside a
+                # function runs whichever is bound when it is called (the last one)
+                at = self.call_index.get(id(call))
+                before = [info for count, info in defs if at is not None and count <= at]
+                if before:
+                    return before[-1]
             return self.module_functions.get(name)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and fn is not None:
             owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
