@@ -427,7 +427,24 @@ def _run_rules(module: cst.Module, path: str, rules: Iterable[type[Rule]], setti
                     "TFL002", f"rule {inst.CODE} ({inst.NAME}) failed on this file: "
                     f"{type(failure).__name__}: {_one_line(failure)}", path))
     result.sort(key=lambda d: d.sort_key)
+    _dispose(sem, reports, events, instances, handlers_by_type)
     return result
+
+
+def _dispose(sem: "semantic.SemanticModel", *containers: list | dict) -> None:
+    """Break the model's reference cycles (a function and its nested ones, a class and
+    its methods, a rule and the report list it writes to), so that the file's tree, a
+    few hundred thousand objects, is freed by reference counting as soon as the lint
+    returns, while the cyclic collector is still paused. Left to the collector, each
+    file's tree was traversed again by every generation it passed through: about 8% of
+    a run over the corpus."""
+    for f in sem.functions:
+        f.__dict__.clear()
+    for c in sem.classes_by_node.values():
+        c.__dict__.clear()
+    for box in containers:
+        box.clear()
+    sem.__dict__.clear()
 
 
 # ---------------------------------------------------------------------------------------

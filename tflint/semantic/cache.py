@@ -156,8 +156,10 @@ def _write_json(path: str, data: dict) -> bool:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
         try:
+            # dumps, then one write: json.dump streams through the pure-Python encoder
+            text = json.dumps(data, separators=(",", ":"))
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, separators=(",", ":"))
+                f.write(text)
             os.replace(tmp, path)
         except BaseException:
             try:

@@ -117,6 +117,8 @@ class Ctx:
         context: each asks its parent once, so a deep chain (a 1,000-link elif) is not
         climbed again for every statement in it."""
         got = self._loop
+        if got is True:  # a loop body itself (not a reference to itself: no cycle)
+            return self
         if got is not False:
             return got  # type: ignore[return-value]
         chain: list[Ctx] = []
@@ -124,7 +126,7 @@ class Ctx:
         found: Ctx | None = None
         while c is not None and c.node is not None:
             if c._loop is not False:
-                found = c._loop  # type: ignore[assignment]
+                found = c if c._loop is True else c._loop  # type: ignore[assignment]
                 break
             chain.append(c)
             t = type(c.node)
@@ -136,9 +138,9 @@ class Ctx:
                 break
             c = c.parent
         for k in chain:  # every context climbed through has the same answer
-            k._loop = found
+            k._loop = True if k is found else found
         if found is not None and found._loop is False:
-            found._loop = found
+            found._loop = True
         return found
 
 

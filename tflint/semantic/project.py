@@ -23,7 +23,7 @@ import ast
 import hashlib
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from tflint.semantic.cache import IndexCache
@@ -102,7 +102,17 @@ class ModuleSummary:
     calls: list[CallSite] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
+        deep-copies every field and was most of the cost of caching a summary)."""
+        return {
+            "imports": dict(self.imports),
+            "functions": {k: {"name": f.name, "line": f.line, "decorators": list(f.decorators), "root": f.root,
+                              "cls": f.cls, "parent": f.parent} for k, f in self.functions.items()},
+            "classes": {k: list(v) for k, v in self.classes.items()},
+            "calls": [{"callee": c.callee, "line": c.line, "caller": c.caller, "in_loop": c.in_loop,
+                       "args": [{"key": a.key, "kind": a.kind, "text": a.text} for a in c.args],
+                       "unpacks": c.unpacks} for c in self.calls],
+        }
 
     @staticmethod
     def from_json(d: dict) -> "ModuleSummary":
