@@ -65,6 +65,9 @@ class _Builder:
         events = self.events
         is_node = _IS_NODE
         plans = _PLANS
+        #: node types with no children, no hook and no rule interest: never pushed
+        #: (names, numbers and strings are a third of the nodes)
+        inert: dict[type, bool] = {}
         # iterative DFS; children pushed reversed so they pop in source order. Type
         # checks go through per-type caches: isinstance against libcst's abstract base
         # classes was a third of the walk's time.
@@ -92,7 +95,11 @@ class _Builder:
                 if flag is None:
                     flag = is_node[tv] = issubclass(tv, cst.CSTNode)
                 if flag:
-                    pending.append((v, cctx))
+                    skip = inert.get(tv)
+                    if skip is None:
+                        skip = inert[tv] = not _fields(tv) and tv not in interests and tv not in _HOOKS
+                    if not skip:
+                        pending.append((v, cctx))
                 elif tv is tuple or tv is list:
                     for c in v:
                         tc = type(c)
@@ -100,7 +107,11 @@ class _Builder:
                         if f is None:
                             f = is_node[tc] = issubclass(tc, cst.CSTNode)
                         if f:
-                            pending.append((c, cctx))
+                            skip = inert.get(tc)
+                            if skip is None:
+                                skip = inert[tc] = not _fields(tc) and tc not in interests and tc not in _HOOKS
+                            if not skip:
+                                pending.append((c, cctx))
             pending.reverse()
             stack.extend(pending)
 

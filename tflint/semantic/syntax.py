@@ -25,6 +25,8 @@ _SKIP_FIELD_PARTS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "colon"
                      "lines_after_decorators", "operator", "asynchronous", "newline", "dot",
                      "first_line", "empty_lines", "default_indent", "default_newline", "encoding")
 _FIELDS: dict[type, tuple[str, ...]] = {}
+#: field types that never hold a node (``Name.value`` is a str): a Name has no children
+_PLAIN_TYPES = (str, bool, int)
 _IS_NODE: dict[type, bool] = {}
 _IS_SCOPE: dict[type, bool] = {}
 
@@ -43,8 +45,9 @@ def node_fields(t: type) -> tuple[str, ...]:
     """The fields of node type ``t`` that may hold child nodes a rule looks at."""
     f = _FIELDS.get(t)
     if f is None:
-        f = _ORDER.get(t) or tuple(n for n in (x.name for x in dataclasses.fields(t))
-                                   if not any(p in n for p in _SKIP_FIELD_PARTS))
+        f = _ORDER.get(t) or tuple(x.name for x in dataclasses.fields(t)
+                                   if not any(p in x.name for p in _SKIP_FIELD_PARTS)
+                                   and x.type not in _PLAIN_TYPES)
         _FIELDS[t] = f
     return f
 
