@@ -288,3 +288,51 @@ def test_a_file_outside_any_project_is_linted_alone(tmp_path: Path, monkeypatch)
     monkeypatch.setattr(P, "find_root", lambda path: None)
     assert P.view_for(str(tmp_path / "x.py")) is None
     assert P.view_for("<stdin>") is None
+
+
+NETS = '''import tensorflow as tf
+
+
+class Backbone(tf.keras.Model):
+    def call(self, x):
+        return x
+
+
+class Head(Backbone):
+    pass
+'''
+
+TRAIN = '''import tensorflow as tf
+from pkg import nets
+from pkg.nets import Head
+
+
+class Trainer(nets.Backbone):
+    def train_step(self, data):
+        v = tf.Variable(1.0)
+        return {"v": v}
+
+
+class Trainer2(Head):
+    def train_step(self, data):
+        w = tf.Variable(1.0)
+        return {"w": w}
+
+
+class NotAModel(nets.Helper):
+    def train_step(self, data):
+        u = tf.Variable(1.0)
+        return {"u": u}
+'''
+
+
+def test_keras_base_class_in_another_module(project: Path, run) -> None:
+    """P16 with the model's base class in another module (google/automl's
+    EfficientDetNetTrain(efficientdet_keras.EfficientDetNet)): its train_step is traced."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/nets.py", NETS + "\n\nclass Helper:\n    pass\n")
+    write(project, "pkg/train.py", TRAIN)
+    r = run("check", "pkg/train.py")
+    found = codes_at(r.out, "pkg/train.py")
+    assert (8, "TFL301") in found and (14, "TFL301") in found, r.out
+    assert 20 not in [row for row, _ in found], r.out  # a plain class: not a Keras model

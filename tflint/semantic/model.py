@@ -306,5 +306,7 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             if isinstance(b, cst.Name) and b.value in self.classes:
                 if self.is_keras_model_class(self.classes[b.value], _seen | {id(cls)}):
                     return True
+            elif self.project is not None and any(self.project.is_keras_model_class(q) for q in self.qualified(b)):
+                return True  # a Keras model class of another module of the project
         return False
 

@@ -904,6 +904,35 @@ class ProjectView:
                 idx.traced_from(other)
         return dict(idx._traced_index.get(me.path, {}))
 
+    def is_keras_model_class(self, qualified: str) -> bool:
+        """Whether ``qualified`` (a class as this file imports it, ``pkg.nets.Backbone``)
+        is a class of another project module that derives from a Keras model, directly or
+        through other project classes (followed through imports, a few levels deep)."""
+        try:
+            return self._keras_model(qualified, self.module, 0, set())
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return False
+
+    def _keras_model(self, qualified: str, importer: ModuleFile, depth: int, seen: set[str]) -> bool:
+        if depth > 6 or qualified in seen:
+            return False
+        seen.add(qualified)
+        got = self.index.resolve(qualified, importer)
+        if got is None:
+            return False
+        mf, name = got
+        s = self.index.summary(mf)
+        if s is None or name not in s.classes:
+            return False
+        for base in s.classes[name]:
+            if canonical(base) in KERAS_MODEL_BASES:
+                return True
+            local = base if base in s.classes else None
+            target = f"{mf.name}.{local}" if local is not None else base
+            if self._keras_model(target, mf, depth + 1, seen):
+                return True
+        return False
+
     def call_sites(self, name: str) -> list[ExternalCall]:
         """Calls of this file's top-level function (or name) ``name`` made in the modules
         that import this file (empty when the project cannot be indexed)."""
