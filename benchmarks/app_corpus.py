@@ -158,9 +158,9 @@ def wanted(name: str) -> bool:
 def declares_dependencies(rel: str) -> bool:
     """A file at the repository root (or in its docker/ folder) that tflint reads for the
     TensorFlow version the project pins (tflint.semantic.pins): a user's checkout has it."""
-    from tflint.semantic.pins import _FILES
+    from tflint.semantic.pins import DECLARATION_FILES
 
-    return any(fnmatch.fnmatchcase(rel, pat) for pat in _FILES)
+    return any(fnmatch.fnmatchcase(rel, pat) for pat in DECLARATION_FILES)
 
 
 def extract(entry: Entry, mirror: Path, cache: Path, native: bool) -> Extracted:

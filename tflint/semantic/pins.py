@@ -37,7 +37,7 @@ _KERAS_REQ = re.compile(r"""(?<![\w.-])keras""" + _SPECS, re.I)
 _ONE_SPEC = re.compile(r"""(==|~=|<=|>=|!=|<|>|\^|~|=)\s*v?(\d+(?:\.\d+)*)""")
 _TF_IMAGE = re.compile(r"^\s*FROM\s+(?:[\w.-]+/)?tensorflow/tensorflow:(\d+)\.(\d+)", re.I | re.M)
 
-_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "setup.cfg", "setup.py",
+DECLARATION_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "setup.cfg", "setup.py",
           "environment.yml", "environment.yaml", "Pipfile", "Dockerfile*", "docker/Dockerfile*",
           "docker/requirements*.txt")
 _MAX_BYTES = 1_000_000
@@ -47,7 +47,7 @@ _memo: dict[str, tuple[tuple, str | None]] = {}
 
 def declared_files(root: str) -> list[str]:
     out: list[str] = []
-    for pattern in _FILES:
+    for pattern in DECLARATION_FILES:
         out.extend(p for p in glob.glob(os.path.join(glob.escape(root), pattern)) if os.path.isfile(p))
     return sorted(set(out))
 
