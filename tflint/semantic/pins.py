@@ -23,7 +23,7 @@ always wins.
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import os
 import re
 
@@ -38,18 +38,33 @@ _ONE_SPEC = re.compile(r"""(==|~=|<=|>=|!=|<|>|\^|~|=)\s*v?(\d+(?:\.\d+)*)""")
 _TF_IMAGE = re.compile(r"^\s*FROM\s+(?:[\w.-]+/)?tensorflow/tensorflow:(\d+)\.(\d+)", re.I | re.M)
 
 DECLARATION_FILES = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "setup.cfg", "setup.py",
-          "environment.yml", "environment.yaml", "Pipfile", "Dockerfile*", "docker/Dockerfile*",
-          "docker/requirements*.txt")
+                     "environment.yml", "environment.yaml", "Pipfile", "Dockerfile*", "docker/Dockerfile*",
+                     "docker/requirements*.txt")
+#: the folders the patterns look in, with the name patterns for each
+_BY_FOLDER: dict[str, tuple[str, ...]] = {}
+for _pattern in DECLARATION_FILES:
+    _folder, _, _name = _pattern.rpartition("/")
+    _BY_FOLDER.setdefault(_folder, ())
+    _BY_FOLDER[_folder] += (_name,)
 _MAX_BYTES = 1_000_000
 
 _memo: dict[str, tuple[tuple, str | None]] = {}
 
 
-def declared_files(root: str) -> list[str]:
-    out: list[str] = []
-    for pattern in DECLARATION_FILES:
-        out.extend(p for p in glob.glob(os.path.join(glob.escape(root), pattern)) if os.path.isfile(p))
-    return sorted(set(out))
+def declared_files(root: str) -> list[tuple[str, int, int]]:
+    """(path, size, mtime) of each declaration file of the project at ``root``: one
+    directory listing per folder (this runs for every file linted)."""
+    out: list[tuple[str, int, int]] = []
+    for folder, names in _BY_FOLDER.items():
+        try:
+            with os.scandir(os.path.join(root, folder) if folder else root) as it:
+                for entry in it:
+                    if any(fnmatch.fnmatchcase(entry.name, n) for n in names) and entry.is_file():
+                        st = entry.stat()
+                        out.append((entry.path, st.st_size, st.st_mtime_ns))
+        except OSError:
+            continue
+    return sorted(out)
 
 
 def declared_keras(root: str) -> str | None:
@@ -57,14 +72,7 @@ def declared_keras(root: str) -> str | None:
     and nothing it declares contradicts that; None when it says nothing or disagrees.
     Kept per root while the files' sizes and times are unchanged (an editor session
     sees an edited requirements file)."""
-    files = declared_files(root)
-    stamp = []
-    for p in files:
-        try:
-            st = os.stat(p)
-        except OSError:
-            continue
-        stamp.append((p, st.st_size, st.st_mtime_ns))
+    stamp = declared_files(root)
     key = tuple(stamp)
     got = _memo.get(root)
     if got is not None and got[0] == key:
