@@ -19,7 +19,7 @@ from tflint.semantic.model import SemanticModel
 from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, dotted_name, target_names
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 from tflint.semantic.project import ProjectView
-from tflint.semantic.syntax import _IS_NODE, node_fields as _fields
+from tflint.semantic.syntax import is_node_type, node_fields as _fields
 
 # The walk
 
@@ -51,6 +51,13 @@ def build(module: cst.Module, path: str, wrappers: Iterable[str],
     return sem
 
 
+def _worth_pushing(t: type, interests: dict[type, list[Callable]]) -> bool:
+    """A node type the walk must visit: one with children, a hook or a rule's interest.
+    Names, numbers and strings that nothing asks for (a third of the nodes) are never
+    pushed; values that are not nodes (strings, sentinels) never are either."""
+    return is_node_type(t) and (bool(_fields(t)) or t in interests or t in _HOOKS)
+
+
 class _Builder:
     def __init__(self, sem: SemanticModel, interests: dict[type, list[Callable]], events: list) -> None:
         self.sem = sem
@@ -63,11 +70,9 @@ class _Builder:
         sem.root_ctx = root
         interests = self.interests
         events = self.events
-        is_node = _IS_NODE
         plans = _PLANS
-        #: node types with no children, no hook and no rule interest: never pushed
-        #: (names, numbers and strings are a third of the nodes)
-        inert: dict[type, bool] = {}
+        #: per type of field value: whether to walk it (see _worth_pushing)
+        push: dict[type, bool] = {}
         # iterative DFS; children pushed reversed so they pop in source order. Type
         # checks go through per-type caches: isinstance against libcst's abstract base
         # classes was a third of the walk's time.
@@ -91,27 +96,20 @@ class _Builder:
                     continue
                 cctx = self._child_ctx(node, name, ctx) if is_context else ctx
                 tv = type(v)
-                flag = is_node.get(tv)
-                if flag is None:
-                    flag = is_node[tv] = issubclass(tv, cst.CSTNode)
-                if flag:
-                    skip = inert.get(tv)
-                    if skip is None:
-                        skip = inert[tv] = not _fields(tv) and tv not in interests and tv not in _HOOKS
-                    if not skip:
-                        pending.append((v, cctx))
-                elif tv is tuple or tv is list:
+                if tv is tuple or tv is list:
                     for c in v:
                         tc = type(c)
-                        f = is_node.get(tc)
-                        if f is None:
-                            f = is_node[tc] = issubclass(tc, cst.CSTNode)
-                        if f:
-                            skip = inert.get(tc)
-                            if skip is None:
-                                skip = inert[tc] = not _fields(tc) and tc not in interests and tc not in _HOOKS
-                            if not skip:
-                                pending.append((c, cctx))
+                        p = push.get(tc)
+                        if p is None:
+                            p = push[tc] = _worth_pushing(tc, interests)
+                        if p:
+                            pending.append((c, cctx))
+                else:
+                    p = push.get(tv)
+                    if p is None:
+                        p = push[tv] = _worth_pushing(tv, interests)
+                    if p:
+                        pending.append((v, cctx))
             pending.reverse()
             stack.extend(pending)
 
