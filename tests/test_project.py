@@ -87,6 +87,19 @@ def test_alone_the_file_knows_nothing_of_its_callers(pkg: Path) -> None:
     assert not [d for d in diags if d.code in ("TFL201", "TFL401", "TFL402")]
 
 
+def test_a_module_nobody_imports_is_not_summarized(pkg: Path) -> None:
+    """Nothing can call into a module that no module imports, so the index answers for it
+    without summarizing it (or anything else): a training script pays nothing for the
+    index. A module with importers is answered through their summaries."""
+    idx = P.ProjectIndex(str(pkg))
+    trainer = idx.view(str(pkg / "pkg/trainer.py"))
+    assert trainer is not None and trainer.traced_from_elsewhere() == {}
+    assert idx._summaries == {}
+    ops = idx.view(str(pkg / "pkg/ops.py"))
+    assert ops is not None and "helper" in ops.traced_from_elsewhere()
+    assert str(pkg / "pkg/trainer.py") in idx._summaries
+
+
 def test_tfl401_and_tfl402_name_the_other_module(pkg: Path, run) -> None:
     r = run("check", "pkg/ops.py")
     found = codes_at(r.out, "pkg/ops.py")
@@ -176,9 +189,17 @@ ds = tf.data.Dataset.range(3).map(c)
 def d(x): return x
 '''
     s = P.summarize(src, "m")
+    assert s is not None
     roots = {n: f.root for n, f in s.functions.items() if f.root}
-    assert set(roots) == {"a", "b", "M.train_step", "M.test_step", "c"}
-    assert "Keras" in roots["M.train_step"] and "Dataset.map" in roots["c"]
+    assert set(roots) == {"a", "b", "c"}
+    assert "Dataset.map" in roots["c"]
+    # the Keras steps: the index decides, as their model class may be in another module
+    idx = P.ProjectIndex("/nowhere")
+    mf = P.ModuleFile("m", "/nowhere/m.py", False, "/nowhere")
+    idx._summaries[mf.path] = s
+    got = dict(idx._roots(mf, s))
+    assert set(got) == {"a", "b", "c", "M.train_step", "M.test_step"}
+    assert "Keras" in got["M.train_step"]
 
 
 def test_summary_call_arguments() -> None:
@@ -336,3 +357,22 @@ def test_keras_base_class_in_another_module(project: Path, run) -> None:
     found = codes_at(r.out, "pkg/train.py")
     assert (8, "TFL301") in found and (14, "TFL301") in found, r.out
     assert 20 not in [row for row, _ in found], r.out  # a plain class: not a Keras model
+
+
+def test_a_step_of_a_model_from_another_module_traces_helpers_elsewhere(project: Path, run) -> None:
+    """The cross-module closure treats a train_step as a root when its class derives from
+    a Keras model defined in a third module (the step's own module need not mention
+    TensorFlow): the helper it calls in another module is traced."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/nets.py", NETS)
+    write(project, "pkg/util.py", "def to_numpy(x):\n    return x.numpy()\n\n\ndef unused(x):\n    return x.numpy()\n")
+    write(project, "pkg/train.py", "from pkg.nets import Head\nfrom pkg import util\n\n\n"
+                                   "class Trainer(Head):\n    def train_step(self, data):\n"
+                                   "        return {'x': util.to_numpy(data)}\n\n\n"
+                                   "class Plain:\n    def train_step(self, data):\n"
+                                   "        return util.unused(data)\n")
+    r = run("check", "pkg/util.py")
+    found = codes_at(r.out, "pkg/util.py")
+    assert (2, "TFL201") in found, r.out
+    assert "called from `train_step` in `pkg/train.py` (line 7), which Keras runs under tf.function" in r.out
+    assert 6 not in [row for row, _ in found], r.out  # Plain is no Keras model

@@ -377,12 +377,8 @@ class _Summarizer(ast.NodeVisitor):
             f = self._local_function(target, caller)
             if f is not None and f.root is None:
                 f.root = f"passed to `Dataset.{method}`, which always traces it as a graph"
-        for cls in out.classes:
-            if self._is_keras_model(cls, set()):
-                for m in KERAS_STEP_METHODS:
-                    f = out.functions.get(f"{cls}.{m}")
-                    if f is not None and f.root is None:
-                        f.root = "which Keras runs under tf.function"
+        # Keras steps are roots only once their class is known to be a Keras model, which
+        # may take other modules: the index decides (ProjectIndex.keras_model_class)
         return out
 
     def _local_function(self, target: str, caller: str | None) -> FunctionSummary | None:
@@ -399,15 +395,6 @@ class _Summarizer(ast.NodeVisitor):
                 return fns[f"{scope}.{target}"]
             scope = fns[scope].parent if scope in fns else None
         return fns.get(target)
-
-    def _is_keras_model(self, cls: str, seen: set[str]) -> bool:
-        if cls in seen:
-            return False
-        seen.add(cls)
-        for b in self.out.classes.get(cls, ()):
-            if canonical(b) in KERAS_MODEL_BASES or (b in self.out.classes and self._is_keras_model(b, seen)):
-                return True
-        return False
 
 
 def _names_in(value: ast.expr) -> set[str]:
@@ -445,17 +432,18 @@ def may_hold_roots(text: str, wrappers: Iterable[str] = ()) -> bool:
     ``tf.function`` as an attribute, a decorator, a call or an imported name (``from
     tensorflow import function as tff``, on one line or in parentheses), defines a Keras
     ``train_step`` (or test, predict), calls a tf.data method, or names a configured
-    wrapper. Prose ("a loss function") and names such as ``global_step`` do not count, so
+    wrapper. A step needs no mention of TensorFlow: its model class may be imported from
+    another module. Prose ("a loss function") and names such as ``global_step`` do not count, so
     most modules are never summarized. Written as literal searches first: an alternation
     that starts with ``\\b`` makes the regular expression engine try every position, and
     this runs on every module of the project."""
     if any(w.rsplit(".", 1)[-1] in text for w in wrappers):
         return True
+    if "_step" in text and _STEP_DEF.search(text):
+        return True  # a Keras step whose model class may come from another module
     if not _TF_TEXT.search(text):
         return False
     if "function" in text and _mentions_function(text):
-        return True
-    if "_step" in text and _STEP_DEF.search(text):
         return True
     return _DATASET_CALL.search(text) is not None
 
@@ -798,11 +786,10 @@ class ProjectIndex:
         #: per traced function: (root, root's file, why the root is traced)
         origin: dict[tuple[str, str], tuple[str, str, str]] = {}
         work: list[tuple[ModuleFile, str]] = []
-        for f in s.functions.values():
-            if f.root is not None:
-                out[(mf.path, f.name)] = None
-                origin[(mf.path, f.name)] = (f.name, self.relpath(mf.path), f.root)
-                work.append((mf, f.name))
+        for name, why in self._roots(mf, s):
+            out[(mf.path, name)] = None
+            origin[(mf.path, name)] = (name, self.relpath(mf.path), why)
+            work.append((mf, name))
         while work:
             cur_mf, fn = work.pop()
             cur = self.summary(cur_mf)
@@ -844,6 +831,42 @@ class ProjectIndex:
                 if old is None or _order(via) < _order(old):
                     known[fn] = via  # the same answer whatever order the closures came in
         return out
+
+    def _roots(self, mf: ModuleFile, s: ModuleSummary) -> Iterator[tuple[str, str]]:
+        """The graph roots of a module, with why each is traced: what the summary saw
+        (``tf.function``, tf.data callables) and the Keras steps of its model classes."""
+        for f in s.functions.values():
+            if f.root is not None:
+                yield f.name, f.root
+        for cls in s.classes:
+            steps = [f"{cls}.{m}" for m in KERAS_STEP_METHODS if f"{cls}.{m}" in s.functions]
+            if steps and self.keras_model_class(mf, cls):
+                for name in steps:
+                    if s.functions[name].root is None:
+                        yield name, "which Keras runs under tf.function"
+
+    def keras_model_class(self, mf: ModuleFile, cls: str, _depth: int = 0,
+                          _seen: set[tuple[str, str]] | None = None) -> bool:
+        """Whether the class ``cls`` of ``mf`` derives from a Keras model, directly or
+        through other classes of the project, in its own module or imported (a few
+        levels deep). Never raises."""
+        seen = _seen if _seen is not None else set()
+        if _depth > 6 or (mf.path, cls) in seen:
+            return False
+        seen.add((mf.path, cls))
+        s = self.summary(mf)
+        if s is None or cls not in s.classes:
+            return False
+        for base in s.classes[cls]:
+            if canonical(base) in KERAS_MODEL_BASES:
+                return True
+            try:
+                target = (mf, base) if base in s.classes else self.resolve(base, mf)
+            except (OSError, RecursionError, ValueError):
+                target = None
+            if target is not None and self.keras_model_class(target[0], target[1], _depth + 1, seen):
+                return True
+        return False
 
     def view(self, path: str) -> "ProjectView | None":
         mf = self.module_of(path)
@@ -893,45 +916,41 @@ class ProjectView:
         # only modules that import this one, directly or not, can reach it through calls;
         # of those, only the ones that mention TensorFlow can hold graph roots
         idx, me = self.index, self.module
+        importers = idx._transitive_importers(me)
+        if not importers:
+            # a call from another module into this one needs a module that imports it:
+            # with none (a script, a notebook's module, a file outside the walk) the
+            # file's own roots cannot come back to it from elsewhere, and its summary
+            # is never needed
+            return {}
         # in an order of this process's own: parallel workers then summarize different
         # modules first and read each other's from the cache (the answer is the same in
         # any order, see ProjectIndex.traced_from)
         salt = str(os.getpid())
-        for p in sorted(idx._transitive_importers(me) | {me.path},
+        for p in sorted(importers | {me.path},
                         key=lambda p: hashlib.sha1((salt + p).encode("utf-8", "surrogatepass")).digest()):
             other = idx.files().get(p) or me
             if idx.scan(other)[1]:
                 idx.traced_from(other)
         return dict(idx._traced_index.get(me.path, {}))
 
+    def imported_elsewhere(self) -> bool:
+        """Whether another module of the project imports this one (True when the project
+        cannot be indexed: nothing is known)."""
+        try:
+            return bool(self.index.importers(self.module))
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return True
+
     def is_keras_model_class(self, qualified: str) -> bool:
         """Whether ``qualified`` (a class as this file imports it, ``pkg.nets.Backbone``)
         is a class of another project module that derives from a Keras model, directly or
-        through other project classes (followed through imports, a few levels deep)."""
+        through other project classes (:meth:`ProjectIndex.keras_model_class`)."""
         try:
-            return self._keras_model(qualified, self.module, 0, set())
+            got = self.index.resolve(qualified, self.module)
+            return got is not None and self.index.keras_model_class(*got)
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return False
-
-    def _keras_model(self, qualified: str, importer: ModuleFile, depth: int, seen: set[str]) -> bool:
-        if depth > 6 or qualified in seen:
-            return False
-        seen.add(qualified)
-        got = self.index.resolve(qualified, importer)
-        if got is None:
-            return False
-        mf, name = got
-        s = self.index.summary(mf)
-        if s is None or name not in s.classes:
-            return False
-        for base in s.classes[name]:
-            if canonical(base) in KERAS_MODEL_BASES:
-                return True
-            local = base if base in s.classes else None
-            target = f"{mf.name}.{local}" if local is not None else base
-            if self._keras_model(target, mf, depth + 1, seen):
-                return True
-        return False
 
     def call_sites(self, name: str) -> list[ExternalCall]:
         """Calls of this file's top-level function (or name) ``name`` made in the modules
