@@ -361,7 +361,10 @@ class StaleCapturedGlobal(Rule):
     Names that are only ever bound once (constants, `UPPER_CASE` settings), modules,
     functions, classes, `tf.Variable`s, `tf.constant`s and Keras objects are not flagged,
     nor are alternative definitions at import time (`try/except ImportError`, `if`/`else`)
-    or a lazy initialisation under `if _x is None:`.
+    or a lazy initialisation under `if _x is None:`. In a notebook, or a script that no
+    module of the project imports, a rebinding after which the function never runs again
+    (it is only called directly at module level, and every call comes before) is not
+    flagged: a guide that shows a pitfall and moves on to the next example.
 
     ## Why is this bad?
     A Python value read in traced code is copied into the graph as a constant when the
@@ -660,7 +663,8 @@ for lr in [0.1, 0.01]:
                 return None
         for node, value, how in self._module_rebinds.get(name, ()):
             line = sem.line_of(node)
-            if line > def_line and (how != "assigned" or self._is_rebinding(name, node)):
+            if line > def_line and (how != "assigned" or self._is_rebinding(name, node)) and \
+                    sem.may_run_after(root, node):
                 return f"{how} on line {line}" if how != "assigned" else f"reassigned on line {line}"
         return None
 

@@ -9,7 +9,7 @@ import libcst as cst
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic.syntax import child_nodes, code as _code, walk_scope
-from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value
+from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value, names_tracing
 
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
                       "discard", "popitem", "appendleft", "extendleft", "sort", "reverse"})
@@ -46,8 +46,14 @@ def changes_per_call(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpr
     a list of variable names) are the same on every call and are fine to store. What
     changes per call, and so silently changes only per trace, is: counters (``+=``,
     ``n = n + 1``), tensors (which also leak out of the graph), and flags the same
-    function tests (``if first_call: ... first_call = False``).
+    function tests (``if first_call: ... first_call = False``). A name that says it
+    counts traces (``num_traces += 1``) changes once per trace on purpose, as long as
+    it stores no tensor.
     """
+    last = target.attr if isinstance(target, cst.Attribute) else target
+    if isinstance(last, cst.Name) and names_tracing(last.value) and \
+            (value is None or not sem.is_tensor(value, ctx.fn)):
+        return False
     if isinstance(node, cst.AugAssign):
         return True
     if value is None:
@@ -214,7 +220,9 @@ class GlobalRebinding(Rule):
     ## What it does
     Flags assignments in traced code to names declared `global` or `nonlocal` (when the
     `nonlocal` variable belongs to code that is not traced). An assignment under a
-    first-call guard (`if v is None: v = tf.Variable(...)`) is not flagged.
+    first-call guard (`if v is None: v = tf.Variable(...)`) is not flagged, nor is a
+    counter whose name says it counts traces (`num_traces += 1`): once per trace is what
+    it means.
 
     ## Why is this bad?
     The assignment runs while tracing. A counter increments once per trace instead of once
@@ -267,6 +275,16 @@ def f(x):
 def count():
     global v
     v = 3                        # eager code
+''',
+        '''import tensorflow as tf
+
+num_traces = 0
+
+@tf.function
+def f(x):
+    global num_traces
+    num_traces += 1              # counts traces on purpose, as the TensorFlow guides do
+    return x * 2
 ''',
     )
     INVALID = (

@@ -25,6 +25,7 @@ from tflint.semantic.names import (
     is_container_value,
     is_first_call_test,
     is_python_literal,
+    names_tracing,
     target_names,
 )
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
@@ -32,5 +33,6 @@ from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 __all__ = [
     "DATASET_METHODS", "DATASET_ONLY_METHODS", "INIT_SCOPE_NAMES", "KERAS_MODEL_BASES", "KERAS_STEP_METHODS",
     "PY_FUNCTION_NAMES", "TF_FUNCTION_NAMES", "ClassInfo", "Ctx", "FunctionInfo", "SemanticModel", "build",
-    "canonical", "dotted_name", "is_container_value", "is_first_call_test", "is_python_literal", "target_names",
+    "canonical", "dotted_name", "is_container_value", "is_first_call_test", "is_python_literal", "names_tracing",
+    "target_names",
 ]

@@ -402,7 +402,7 @@ def _finalize(sem: SemanticModel) -> None:
         if any(m in cls.methods for m in KERAS_STEP_METHODS) and sem.is_keras_model_class(cls):
             for m in KERAS_STEP_METHODS:
                 f = cls.methods.get(m)
-                if f is not None and f.root_reason is None and m not in called_directly:
+                if f is not None and f.root_reason is None and (id(cls), m) not in called_directly:
                     f.root_reason = KERAS_STEP_REASON
     # 3b. functions that traced code in another module of the project calls
     if sem.project is not None:
@@ -459,11 +459,14 @@ def _instance_call(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo
     return method
 
 
-def _steps_called_only_directly(sem: SemanticModel) -> set[str]:
-    """Step methods the module calls itself (``model.train_step(batch)`` in a Python loop)
-    and never through the Keras method that traces them (``fit``): they run eagerly."""
+def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
+    """(id(class), step method) for the steps the module calls itself
+    (``model.train_step(batch)`` in a Python loop) and never through the Keras method that
+    traces them (``fit``) on an instance that may be of that class: they run eagerly. A
+    ``fit`` on a model the module knows to be of another class (``tf.keras.Model(...)``
+    from a helper, another model class) does not run them."""
     direct: set[str] = set()
-    entries: set[str] = set()
+    entries: list[tuple[str, frozenset | None]] = []
     for call, ctx in sem.all_calls:
         func = call.func
         if isinstance(func, cst.Attribute):
@@ -472,8 +475,26 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[str]:
             if name in _STEP_ENTRY and not in_class:
                 direct.add(name)  # ``model.train_step(batch)`` from a script or a plain function
             elif name in ("fit", "evaluate", "predict"):
-                entries.add(name)
-    return {m for m in direct if not entries.intersection(_STEP_ENTRY[m])}
+                entries.append((name, sem.constructed_classes(func.value, ctx.fn)))
+    out: set[tuple[int, str]] = set()
+    for cls in sem.classes.values():
+        for m in direct:
+            if m in cls.methods and not any(
+                    e in _STEP_ENTRY[m] and (kinds is None or any(
+                        isinstance(k, ClassInfo) and _derives_from(sem, k, cls) for k in kinds))
+                    for e, kinds in entries):
+                out.add((id(cls), m))
+    return out
+
+
+def _derives_from(sem: SemanticModel, cls: ClassInfo, base: ClassInfo, _depth: int = 0) -> bool:
+    """``cls`` is ``base`` or a subclass of it defined in this module."""
+    if cls is base:
+        return True
+    if _depth > 8:
+        return False
+    return any(isinstance(b, cst.Name) and b.value in sem.classes and
+               _derives_from(sem, sem.classes[b.value], base, _depth + 1) for b in cls.bases)
 
 
 def _py_function_wrappers(sem: SemanticModel) -> set[str]:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test, target_names
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import code
+from tflint.semantic.syntax import child_nodes, code
 
 
 class ExecutionJudgements:
@@ -287,6 +287,47 @@ class ExecutionJudgements:
                     return True
         return False
 
+    def may_run_after(self, fn: FunctionInfo, stmt: cst.CSTNode) -> bool:
+        """Whether ``fn`` (a function of this module, or one nested in it) may run after
+        the module-level statement ``stmt``. False only when nothing else can reach it:
+        its module-level function is referred to only by direct calls at module level,
+        all before ``stmt``, never inside a function, class or lambda (code that may run
+        at any time) nor passed on, and no other module can call it (a notebook, or a
+        script of a project that no module imports). A notebook that demonstrates a
+        pitfall and moves on rebinds its globals for the next cell's example."""
+        root = fn
+        while root.parent is not None:
+            root = root.parent
+        if root.cls is not None or not isinstance(root.node, cst.FunctionDef):
+            return True
+        name = root.name
+        if not self.path.endswith(".ipynb") and (self.project is None or self.project.imported_elsewhere()):
+            return True  # another module may import it and call it later
+        after = False
+        stack: list[tuple[cst.CSTNode, bool, bool]] = [(self.module, False, False)]
+        while stack:
+            node, in_scope, callee = stack.pop()
+            if node is stmt:
+                after = True
+            t = type(node)
+            if t is cst.Name:
+                if node.value == name and (in_scope or after or not callee):  # type: ignore[attr-defined]
+                    return True
+                continue
+            if node is root.node:
+                continue  # its own body and name
+            kids = child_nodes(node)
+            scope = in_scope or t in _SCOPE_TYPES
+            for k in reversed(kids):
+                if t is cst.Attribute and k is node.attr:  # type: ignore[attr-defined]
+                    continue
+                if t is cst.Arg and k is node.keyword:  # type: ignore[attr-defined]
+                    continue
+                stack.append((k, scope, t is cst.Call and k is node.func))  # type: ignore[attr-defined]
+        return False
+
+
+_SCOPE_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 _EAGER_CHECKS = ("executing_eagerly", "inside_function", "executing_eagerly_outside_functions")
 

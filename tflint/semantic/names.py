@@ -3,6 +3,7 @@ the model and the rules share (dotted names, binding targets, literals)."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 import libcst as cst
@@ -159,3 +160,16 @@ def is_first_call_test(test: cst.BaseExpression) -> bool:
         return d.endswith(("is_first_call", "first_call")) or d == "getattr"
     return False
 
+
+
+#: words that say a variable records tracing itself
+_TRACE_WORDS = frozenset({"trace", "traces", "traced", "tracing", "tracings", "retrace", "retraces", "retraced",
+                          "retracing"})
+_NAME_WORDS = re.compile(r"_+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def names_tracing(name: str) -> bool:
+    """Whether a variable's name says it records tracing itself (``num_traces``,
+    ``trace_count``, ``self.tracing_log``, ``retraceCount``): it is updated once per
+    trace on purpose (the TensorFlow guides count traces so), not once per call."""
+    return any(w.lower() in _TRACE_WORDS for w in _NAME_WORDS.split(name))

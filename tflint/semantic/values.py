@@ -1128,6 +1128,49 @@ class ValueFlow:
             return None
         return next(iter(classes.values()))
 
+    def constructed_classes(self, expr: cst.BaseExpression, fn: FunctionInfo | None,
+                            _depth: int = 0) -> frozenset | None:
+        """What ``expr`` may be an instance of, when every binding of it is a known
+        construction: classes of this module (:class:`ClassInfo`) and qualified names of
+        imported classes (``tensorflow.keras.Model``), followed through names and the
+        returns of this module's functions (``model = get_model()``). None when any
+        binding is unknown (a parameter, an attribute, another call)."""
+        if _depth > 8:
+            return None
+        if isinstance(expr, cst.Call):
+            f = expr.func
+            if isinstance(f, cst.Name) and self.binding_of(f.value, fn) is None:  # type: ignore[attr-defined]
+                if f.value in self.classes:  # type: ignore[attr-defined]
+                    return frozenset({self.classes[f.value]})  # type: ignore[attr-defined]
+                callee = self.resolve_callee(expr, fn)  # type: ignore[attr-defined]
+                if callee is not None:
+                    if not callee.returns or callee.cls is not None:
+                        return None
+                    out: set = set()
+                    for r in callee.returns:
+                        got = self.constructed_classes(r, callee, _depth + 1)
+                        if got is None:
+                            return None
+                        out |= got
+                    return frozenset(out)
+            names = self.qualified(f)  # type: ignore[attr-defined]
+            if names and all(n.split(".")[0] in _TF_TOP_MODULES and n.rsplit(".", 1)[-1][:1].isupper()
+                             for n in names):
+                return frozenset(names)  # tf.keras.Model(...), keras.Sequential(...)
+            return None
+        if isinstance(expr, cst.Name):
+            owner, vs = self._bindings_of(expr.value, fn)
+            if not vs or owner is not None and (expr.value in owner.param_names or expr.value in owner.loop_targets):
+                return None
+            out = set()
+            for v in vs:
+                got = self.constructed_classes(v, owner, _depth + 1)
+                if got is None:
+                    return None
+                out |= got
+            return frozenset(out)
+        return None
+
     def closes_over_fresh_state(self, fn: FunctionInfo) -> bool:
         """Does ``fn`` (a nested function) read a local of its enclosing function that
         holds a TensorFlow state object built there (a metric, an optimizer, a model, a
