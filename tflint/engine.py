@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import io
 import itertools
+import os
 import re
 import sys
 import threading
@@ -226,51 +227,98 @@ def _on_big_stack(func: Callable[..., T], *args: object, timeout: float | None =
     default limit of 1,000 frames stops the analysis. Re-entrant: a call made from
     inside such a thread runs directly (and without a time limit).
 
+    The threads are kept and reused (:class:`_StackThread`): a new thread per file
+    would map a fresh stack each time, and the kernel would fault in and zero the pages
+    the parser touches again for every file.
+
     With ``timeout``, a call still running after that many seconds gets
     :class:`TimeLimit` raised inside it (at its next Python instruction) and this
-    raises :class:`TimeLimit`; a thread stuck in native code is left to finish alone."""
+    raises :class:`TimeLimit`; a thread stuck in native code is left to finish alone.
+    A thread that was interrupted is never reused."""
     if threading.current_thread().name == _BIG_STACK_THREAD:
         return func(*args)
-    result: list = []
-
-    def run() -> None:
-        try:
-            result.append(func(*args))
-        except BaseException as e:  # re-raised in the caller's thread
-            result.append(e)
-
     global _big_stack_users, _saved_limit
     with _STACK_LOCK:
         if _big_stack_users == 0:
             _saved_limit = sys.getrecursionlimit()
             sys.setrecursionlimit(max(_saved_limit, _RECURSION_LIMIT))
         _big_stack_users += 1
-        old = threading.stack_size(_PARSE_STACK_BYTES)
         try:
-            worker = threading.Thread(target=run, name=_BIG_STACK_THREAD, daemon=True)
-            worker.start()
+            worker = _idle_thread()
         except BaseException:
             _release_limit()
             raise
-        finally:
-            threading.stack_size(old)
+    reuse = False
     try:
-        worker.join(timeout)
-        if worker.is_alive():
-            _interrupt(worker)
-            worker.join(_GRACE_SECONDS)
-            raise TimeLimit()
-    except KeyboardInterrupt:  # Ctrl-C: stop the analysis too, then let it propagate
-        _interrupt(worker)
-        worker.join(_GRACE_SECONDS)
-        raise
+        box: list = []
+        done = threading.Event()
+        worker.jobs.put((func, args, box, done))
+        try:
+            if not done.wait(timeout):
+                _interrupt(worker.thread)
+                done.wait(_GRACE_SECONDS)
+                raise TimeLimit()
+        except KeyboardInterrupt:  # Ctrl-C: stop the analysis too, then let it propagate
+            _interrupt(worker.thread)
+            done.wait(_GRACE_SECONDS)
+            raise
+        reuse = True
     finally:
         with _STACK_LOCK:
             _release_limit()
-    out = result[0]
+            if reuse and worker.pid == os.getpid():
+                _IDLE.append(worker)
+            else:
+                worker.jobs.put(None)  # it ends once its job does
+    out = box[0]
     if isinstance(out, BaseException):
         raise out
     return out
+
+
+class _StackThread:
+    """One big-stack thread running the jobs it is given, one at a time."""
+
+    def __init__(self) -> None:
+        import queue
+
+        self.jobs: "queue.SimpleQueue" = queue.SimpleQueue()
+        self.pid = os.getpid()
+        old = threading.stack_size(_PARSE_STACK_BYTES)
+        try:
+            self.thread = threading.Thread(target=self._loop, name=_BIG_STACK_THREAD, daemon=True)
+            self.thread.start()
+        finally:
+            threading.stack_size(old)
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                job = self.jobs.get()
+                if job is None:
+                    return
+                func, args, box, done = job
+                try:
+                    box.append(func(*args))
+                except BaseException as e:  # re-raised in the caller's thread
+                    box.append(e)
+                done.set()
+            except TimeLimit:
+                continue  # an interrupt that came after its job had ended
+
+
+def _idle_thread() -> _StackThread:
+    """An idle big-stack thread of this process, else a new one (under _STACK_LOCK)."""
+    while _IDLE:
+        t = _IDLE.pop()
+        if t.pid == os.getpid() and t.thread.is_alive():
+            return t
+    return _StackThread()
+
+
+#: big-stack threads waiting for work (a forked child starts with none)
+_IDLE: list[_StackThread] = []
+os.register_at_fork(after_in_child=_IDLE.clear)
 
 
 def _interrupt(worker: threading.Thread) -> None:
@@ -336,10 +384,10 @@ def keras_version(settings: Settings, project: "ProjectView | None") -> str:
     decides from the imports)."""
     if settings.keras_version != "auto" or project is None:
         return settings.keras_version
-    from tflint.semantic.pins import declared_keras
+    from tflint.semantic.project import keras_pin
 
     try:
-        return declared_keras(project.index.root) or "auto"
+        return keras_pin(project.index.root) or "auto"
     except (OSError, ValueError):
         return "auto"
 
