@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import os
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,33 @@ def test_a_project_pinned_before_keras_3_is_checked_as_keras_2(tmp_path: Path, d
     assert "TFL302" not in pinned and "TFL202" not in pinned, pinned
     # the configuration wins over the pin
     assert "TFL302" in _check(tmp_path, "--keras-version", "3")
+
+
+def test_one_run_looks_up_roots_and_pins_once_per_folder(tmp_path: Path, monkeypatch) -> None:
+    """During a whole-tree run the tree is taken as unchanged: each folder's root and each
+    project's pins are found once, not once per file. Outside a run (an editor session)
+    every question looks at the disk again."""
+    from tflint.semantic import pins, project
+
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.4.1\n")
+    (tmp_path / "pkg").mkdir()
+    calls: list[str] = []
+    real = pins.declared_keras
+    monkeypatch.setattr(pins, "declared_keras", lambda root: calls.append(root) or real(root))
+    stats: list[str] = []
+    real_exists = os.path.exists
+    monkeypatch.setattr(os.path, "exists", lambda p: stats.append(p) or real_exists(p))
+    with project.one_run():
+        for name in ("a.py", "b.py", "c.py"):
+            assert project.find_root(str(tmp_path / "pkg" / name)) == str(tmp_path)
+            assert project.keras_pin(str(tmp_path)) == "2"
+        assert len(calls) == 1
+        looked = len(stats)
+        project.find_root(str(tmp_path / "pkg" / "d.py"))
+        assert len(stats) == looked
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.17\n")
+    assert project.keras_pin(str(tmp_path)) is None  # read again outside a run
+    assert len(calls) == 2
+    project.find_root(str(tmp_path / "pkg" / "a.py"))
+    assert len(stats) > looked

@@ -329,7 +329,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from tflint.semantic import project
 
     project.reset()  # an earlier run in this process may have indexed files since changed
-    results = run_files(paths, base, jobs=jobs, progress=progress, per_file=per_file) if paths else []
+    with project.one_run():
+        results = run_files(paths, base, jobs=jobs, progress=progress, per_file=per_file) if paths else []
     project.flush_caches()
     return _report(args, results, read_errors, status_error, len(paths))
 

@@ -20,6 +20,7 @@ content hash and tflint's version (see :mod:`tflint.semantic.cache`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import os
 import re
@@ -503,17 +504,25 @@ def scan_imports(text: str, module: str, is_package: bool) -> list[str]:
 
 
 def find_root(path: str) -> str | None:
-    """The nearest folder at or above ``path`` holding a project marker."""
+    """The nearest folder at or above ``path`` holding a project marker (remembered per
+    folder during a run, see :func:`one_run`)."""
     d = os.path.abspath(path)
     if not os.path.isdir(d):
         d = os.path.dirname(d)
+    if d in _RUN_ROOTS:
+        return _RUN_ROOTS[d]
+    start, found = d, None
     while True:
         if any(os.path.exists(os.path.join(d, m)) for m in ROOT_MARKERS):
-            return d
+            found = d
+            break
         parent = os.path.dirname(d)
         if parent == d:
-            return None
+            break
         d = parent
+    if _RUN[0]:
+        _RUN_ROOTS[start] = found
+    return found
 
 
 @dataclass
@@ -1026,6 +1035,41 @@ def view_for(path: str, cache: bool = True, cache_dir: str | None = None,
         return idx.view(path) if idx is not None else None
     except (OSError, RecursionError, ValueError):
         return None
+
+
+#: during a run (:func:`one_run`): the tree is taken as unchanged, so the root of each
+#: folder and each project's pins are looked up once, not once per file
+_RUN = [False]
+_RUN_ROOTS: dict[str, str | None] = {}
+_RUN_PINS: dict[str, str | None] = {}
+
+
+@contextlib.contextmanager
+def one_run() -> Iterator[None]:
+    """A whole-tree run (``tflint check``): files and folders do not change under it, as
+    the project's fingerprint already assumes. Outside it (an editor session) every
+    question looks at the disk again, so an edited requirements file is seen at once.
+    Worker processes forked inside it inherit it."""
+    _RUN[0] = True
+    try:
+        yield
+    finally:
+        _RUN[0] = False
+        _RUN_ROOTS.clear()
+        _RUN_PINS.clear()
+
+
+def keras_pin(root: str) -> str | None:
+    """What the project at ``root`` pins (:func:`tflint.semantic.pins.declared_keras`),
+    remembered during a run."""
+    from tflint.semantic.pins import declared_keras
+
+    if root in _RUN_PINS:
+        return _RUN_PINS[root]
+    got = declared_keras(root)
+    if _RUN[0]:
+        _RUN_PINS[root] = got
+    return got
 
 
 def flush_caches() -> None:
