@@ -141,3 +141,32 @@ async def test_positions_in_utf16_units(client: LanguageClient) -> None:
     (d,) = await _diagnostics(client, uri)
     # `print` is at code point 13 of the line, UTF-16 unit 14
     assert (d.range.start.line, d.range.start.character) == (3, 14)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_saving_a_module_updates_what_the_project_knows(client: LanguageClient) -> None:
+    """ops.py learns from trainer.py that a Keras train_step calls its helper once
+    trainer.py is saved with that call: the open ops.py is linted again on the fresh
+    project index."""
+    root: Path = client.root  # type: ignore[attr-defined]
+    (root / "proj").mkdir()
+    (root / "proj" / "__init__.py").write_text("")
+    ops = "def helper(x):\n    return x.numpy()\n"
+    (root / "proj" / "ops.py").write_text(ops)
+    before = "import tensorflow as tf\n\n\nclass M(tf.keras.Model):\n    def train_step(self, data):\n        return {}\n"
+    (root / "proj" / "trainer.py").write_text(before)
+    ops_uri = _open(client, root / "proj" / "ops.py", ops)
+    assert await _diagnostics(client, ops_uri) == []
+    after = before.replace("import tensorflow as tf\n", "import tensorflow as tf\nfrom proj.ops import helper\n")
+    after = after.replace("return {}", "return {'x': helper(data)}")
+    trainer_uri = _open(client, root / "proj" / "trainer.py", before)
+    await _diagnostics(client, trainer_uri)
+    (root / "proj" / "trainer.py").write_text(after)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=trainer_uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=after)]))
+    client.diagnostics.pop(ops_uri, None)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=trainer_uri)))
+    found = await _diagnostics(client, ops_uri)
+    assert [(d.code, d.range.start.line) for d in found] == [("TFL201", 1)], found

@@ -98,6 +98,21 @@ class TflintServer(LanguageServer):
             old.cancel()
         self.pending[key] = asyncio.ensure_future(self._lint_later(key, delay))
 
+    def project_changed(self, saved: str) -> None:
+        """A saved module may change what other modules of its project learn from it
+        (traced callers, call sites): the project index is read again (from its cache,
+        so only changed files are summarized anew) before the next lint, and every open
+        Python document is linted again, the saved one first."""
+        from urllib.parse import unquote
+
+        from tflint.semantic import project
+
+        self.executor.submit(project.reset)  # in the lint thread, between two lints
+        self.schedule(saved, delay=0)
+        for uri in list(self.workspace.text_documents):
+            if uri != unquote(saved) and uri.startswith("file:") and uri.endswith(".py"):
+                self.schedule(uri)
+
     async def _lint_later(self, key: str, delay: float) -> None:
         try:
             if delay:
@@ -270,8 +285,11 @@ def did_change(ls: TflintServer, params: types.DidChangeTextDocumentParams) -> N
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: TflintServer, params: types.DidSaveTextDocumentParams) -> None:
     uri = params.text_document.uri
-    if _known(ls.workspace, uri) or _notebook_of(uri):
-        ls.schedule(_notebook_of(uri) or uri, delay=0)
+    nb = _notebook_of(uri)
+    if nb is not None:
+        ls.schedule(nb, delay=0)
+    elif _known(ls.workspace, uri):
+        ls.project_changed(uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
