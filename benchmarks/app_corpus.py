@@ -138,9 +138,10 @@ def load_entries(path: Path) -> list[Entry]:
 
 
 def git_dir(mirror: Path, entry: Entry) -> Path | None:
-    """The bare git directory of ``entry`` in the mirror folder, if there is one."""
+    """The git directory of ``entry`` in the mirror folder, if there is one: the entry
+    itself or its ``repo`` (bare), or the ``.git`` of a clone with a work tree."""
     base = mirror / entry.slug
-    for cand in (base / "repo", base):
+    for cand in (base / "repo", base, base / "repo" / ".git", base / ".git"):
         if (cand / "objects").is_dir() and (cand / "HEAD").exists():
             return cand
     return None
