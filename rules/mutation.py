@@ -360,7 +360,11 @@ class PythonAttributeMutation(Rule):
     `append`/`update`/item assignment on a list or dict attribute that `__init__` or
     `build` created (`self.history.append(x)`). Not flagged: creation under a first-call
     guard (`if self.v is None: self.v = tf.Variable(...)`), code in `__init__`/`build`,
-    `tf.Variable.assign*` calls, and code under `with tf.init_scope():`.
+    `tf.Variable.assign*` calls, code under `with tf.init_scope():`, and a tensor stored
+    on an attribute that only traced code ever reads (`self.batch_size =
+    tf.shape(x)[0]` in `train_step`, read by the helper methods it calls): it lives for
+    one trace, like a local. That needs every read in view: a private `_name`, or any
+    name in a notebook or a script that no module of the project imports.
 
     ## Why is this bad?
     The attribute changes while tracing, once per trace: a `self.counter == 0` guard is
@@ -440,6 +444,16 @@ class Sampler(tf.Module):
             self.noise_shape = z.shape[0]
         return z + tf.random.normal((self.noise_shape,))
 ''',
+        '''import tensorflow as tf
+
+class WGAN(tf.keras.Model):
+    def train_step(self, data):
+        self._batch_size = tf.shape(data)[0]   # read only later in the same trace
+        return {"gp": self._penalty(data)}
+
+    def _penalty(self, data):
+        return tf.random.uniform([self._batch_size]) * tf.reduce_mean(data)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -478,6 +492,9 @@ class Model(tf.Module):
                     continue
                 if not changes_per_call(self.sem, node, t, value, ctx):
                     continue
+                if value is not None and not isinstance(node, cst.AugAssign) and self.sem.is_tensor(value, fn) and \
+                        self.sem.read_only_in_traced_code(t.attr.value):
+                    continue  # a tensor kept for the rest of the same trace, as a local would be
                 self.report(t, self.MESSAGE.format(target=f"{base}.{t.attr.value}"), ctx=ctx)
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute):
                 if value is not None and self.sem.is_tensor(value, fn):

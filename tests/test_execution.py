@@ -195,3 +195,33 @@ def test_a_script_nobody_imports_is_judged_like_a_notebook(project, run) -> None
     assert "TFL109" not in run("check", "train.py").out
     (project / "other.py").write_text("from train import f\n")
     assert "train.py:7:16: TFL109" in run("check", "train.py").out
+
+
+TRACE_LOCAL_ATTR = """\
+    import tensorflow as tf
+
+
+    class WGAN(tf.keras.Model):
+        def train_step(self, data):
+            self.batch_size = tf.shape(data)[0]
+            return {"gp": self.penalty(data)}
+
+        def penalty(self, data):
+            return tf.random.uniform([self.batch_size]) * tf.reduce_mean(data)
+    """
+
+
+def test_a_tensor_attribute_read_only_in_the_same_trace_is_not_state() -> None:
+    """keras-io's wgan-graphs and molecule_generation: ``self.batch_size`` set from
+    ``tf.shape`` in ``train_step`` and read by the helpers it calls (checked on TF 2.21:
+    each batch, the last partial one included, sees its own size)."""
+    src = textwrap.dedent(TRACE_LOCAL_ATTR)
+    assert [d.code for d in lint_source(src, "t.ipynb", Settings()) if d.code == "TFL107"] == []
+    # read by eager code too: a symbolic tensor leaks out of the trace
+    leak = src + "\nmodel = WGAN()\nprint(model.batch_size)\n"
+    assert [d.line for d in lint_source(leak, "t.ipynb", Settings()) if d.code == "TFL107"] == [6]
+    # a public attribute of a module others may import: their reads are not in view
+    assert [d.line for d in lint_source(src, "t.py", Settings()) if d.code == "TFL107"] == [6]
+    # a Python counter on self still changes once per trace
+    counter = src.replace("self.batch_size = tf.shape(data)[0]", "self.steps = self.steps + 1")
+    assert [d.line for d in lint_source(counter, "t.ipynb", Settings()) if d.code == "TFL107"] == [6]

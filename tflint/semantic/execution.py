@@ -16,6 +16,7 @@ class ExecutionJudgements:
 
     _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None
     _ancestor_memo: dict[str, dict[int, bool]]
+    _attr_reads: dict[str, bool]
 
     def is_traced(self, ctx: Ctx) -> bool:
         """Is code at ``ctx`` run while TensorFlow traces a graph?"""
@@ -325,6 +326,39 @@ class ExecutionJudgements:
                     continue
                 stack.append((k, scope, t is cst.Call and k is node.func))  # type: ignore[attr-defined]
         return False
+
+    def read_only_in_traced_code(self, attr: str) -> bool:
+        """Whether every read of an attribute named ``attr`` (``self.batch_size``,
+        ``model.batch_size``: any object, as the name alone is known) is in traced code,
+        and no other module can read it (a notebook, a script no module imports, or a
+        private ``_name``). A tensor stored there in one trace and read later in the same
+        trace (``self.batch_size = tf.shape(x)[0]`` in ``train_step``, read by a helper
+        method it calls) lives for that trace only, as a local would. Assignments are not
+        reads; ``x.attr += ...`` is."""
+        got = self._attr_reads.get(attr)
+        if got is None:
+            got = self._attr_reads[attr] = self._attr_reads_traced(attr)
+        return got
+
+    def _attr_reads_traced(self, attr: str) -> bool:
+        if not attr.startswith("_") and not self.path.endswith(".ipynb") and \
+                (self.project is None or self.project.imported_elsewhere()):
+            return False
+        stores: set[int] = set()
+        stack: list[tuple[cst.CSTNode, FunctionInfo | None]] = [(self.module, None)]
+        while stack:
+            node, fn = stack.pop()
+            t = type(node)
+            if t is cst.AssignTarget or t is cst.AnnAssign:
+                stores.add(id(node.target))  # type: ignore[attr-defined]
+            elif t is cst.Attribute and node.attr.value == attr and id(node) not in stores:  # type: ignore[attr-defined]
+                if fn is None or not fn.traced:
+                    return False
+            inner = self.function_of(node) if t is cst.FunctionDef or t is cst.Lambda else None  # type: ignore[attr-defined]
+            outer = {id(d) for d in node.decorators} if t is cst.FunctionDef else ()  # type: ignore[attr-defined]
+            for k in child_nodes(node):
+                stack.append((k, inner if inner is not None and id(k) not in outer else fn))
+        return True
 
 
 _SCOPE_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)

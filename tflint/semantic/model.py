@@ -85,6 +85,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None = None
     #: per judgement, id(ctx) -> answer of ExecutionJudgements._any_within_function
     _ancestor_memo: dict[str, dict[int, bool]] = field(default_factory=dict)
+    #: attribute name -> read_only_in_traced_code(name)
+    _attr_reads: dict[str, bool] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- name resolution
 
