@@ -361,7 +361,13 @@ class StaleCapturedGlobal(Rule):
     Names that are only ever bound once (constants, `UPPER_CASE` settings), modules,
     functions, classes, `tf.Variable`s, `tf.constant`s and Keras objects are not flagged,
     nor are alternative definitions at import time (`try/except ImportError`, `if`/`else`)
-    or a lazy initialisation under `if _x is None:`. In a notebook, or a script that no
+    or a lazy initialisation under `if _x is None:`.
+
+    The same goes for `self.<attr>` read in a traced method when an eager method of the
+    class rebinds it to a Python value and also calls a traced method of the class (a
+    training loop that keeps a moving average on `self` between steps). A setter that
+    runs before anything is traced (`compile(...)`) calls no traced method and is not
+    flagged. In a notebook, or a script that no
     module of the project imports, a rebinding after which the function never runs again
     (it is only called directly at module level, and every call comes before) is not
     flagged: a guide that shows a pitfall and moves on to the next example.
@@ -404,6 +410,8 @@ class StaleCapturedGlobal(Rule):
     NAME = "stale-captured-global"
     MESSAGE = ("`{name}` is a Python value captured when the function is traced, but the module rebinds it "
                "({where}): the graph keeps the old value; use a tf.Variable or pass it as a tensor argument")
+    ATTR_MESSAGE = ("`{name}` is a Python value captured when the method is traced, but it is {where}: the "
+                    "graph keeps the old value; keep it in a tf.Variable or pass it as a tensor argument")
     SEVERITY = Severity.WARNING
     PITFALLS = ("P04",)
     TRACED_ONLY = False
@@ -464,6 +472,28 @@ def step(g):
 step(tf.constant(1.0))
 learning_rate = 0.1                            # the same value again
 ''',
+        '''import tensorflow as tf
+
+class GAN(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.gp_weight = 10.0
+        self.step_var = tf.Variable(0)
+
+    def compile(self, optimizer, gp_weight):
+        super().compile()
+        self.optimizer_ = optimizer
+        self.gp_weight = gp_weight               # set once, before fit traces anything
+
+    @tf.function
+    def train_step(self, data):
+        self.step_var.assign_add(1)
+        return {"loss": tf.reduce_mean(data) * self.gp_weight}
+
+    def reset(self):
+        self.step_var = tf.Variable(0)           # an object, not a Python value
+        return self.train_step(tf.zeros([2]))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -493,6 +523,21 @@ def step(x):
 for lr in [0.1, 0.01]:
     step(tf.constant(1.0))
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+class GAN(tf.Module):
+    def __init__(self):
+        self.pl_mean = 0.0
+
+    @tf.function
+    def train_step(self, x):
+        return tf.reduce_mean(x) - self.pl_mean  # TFL109
+
+    def train(self, x):
+        d = self.train_step(x)
+        self.pl_mean = 0.99 * self.pl_mean + 0.01 * np.mean(d)
+''',
     )
 
     def __init__(self, sem, sink) -> None:
@@ -507,6 +552,10 @@ for lr in [0.1, 0.01]:
         self._module_rebinds: dict[str, list[tuple[cst.CSTNode, cst.BaseExpression | None, str]]] = {}
         #: name -> [(value, guarded, function name)]
         self._global_assigns: dict[str, list[tuple[cst.BaseExpression | None, bool, str]]] = {}
+        #: (id(class), attribute) -> [(statement, value or None, method)]: ``self.attr = v``
+        #: in an eager method of the class (not ``__init__``/``build``)
+        self._attr_rebinds: dict[tuple[int, str], list[tuple[cst.CSTNode, cst.BaseExpression | None,
+                                                             FunctionInfo]]] = {}
 
     # -- collect
 
@@ -542,6 +591,13 @@ for lr in [0.1, 0.01]:
             targets = [node.target]  # type: ignore[attr-defined]
         if isinstance(node, cst.AugAssign):
             value = None
+        if ctx.fn is not None and ctx.fn.cls is not None and not ctx.fn.traced and \
+                ctx.fn.name not in ("__init__", "build"):
+            for t in targets:
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and \
+                        t.value.value == ctx.fn.self_name:
+                    self._attr_rebinds.setdefault((id(ctx.fn.cls), t.attr.value), []).append(
+                        (node, getattr(node, "value", None), ctx.fn))  # ``+= 1``: judged by its operand
         if ctx.fn is not None and not ctx.fn.globals_:
             return
         for t in targets:
@@ -586,6 +642,8 @@ for lr in [0.1, 0.01]:
     # -- judge
 
     def finish(self) -> None:
+        if self._attr_rebinds:
+            self._stale_attributes()
         sem = self.sem
         if not self._candidates:
             return
@@ -612,6 +670,53 @@ for lr in [0.1, 0.01]:
                 where = self._rebinding(name, ctx, glob)
                 if where is not None:
                     self.report(node, self.MESSAGE.format(name=name, where=where), ctx=ctx)
+
+    def _stale_attributes(self) -> None:
+        """``self.attr`` read in a traced method while an eager method of the class that
+        calls a traced method rebinds it to a Python value between calls (a training
+        loop's moving average kept on ``self``): the graph keeps the value it was traced
+        with."""
+        sem = self.sem
+        for fn in sem.functions:
+            owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+            if not fn.traced or owner is None or owner.self_name is None or sem.traced_only_by_tf_data(fn):
+                continue
+            cls = owner.cls
+            for n in _walk(fn.node.body):
+                if not (isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and
+                        n.value.value == owner.self_name):
+                    continue
+                rebinds = self._attr_rebinds.get((id(cls), n.attr.value))
+                if not rebinds or id(n) in self._attr_stores(fn):
+                    continue
+                where = self._attr_rebinding(cls, n.attr.value, rebinds)
+                if where is not None:
+                    ctx = Ctx(None, "", None, fn, fn.cls)
+                    self.report(n, self.ATTR_MESSAGE.format(name=f"{owner.self_name}.{n.attr.value}", where=where),
+                                ctx=ctx)
+
+    def _attr_rebinding(self, cls, attr: str, rebinds) -> str | None:
+        sem = self.sem
+        values = list(cls.init_attrs.get(attr, ())) + [v for _, v, _ in rebinds if v is not None]
+        kinds = {_python_value_kind(sem, v) for v in values}
+        if "obj" in kinds or "none" in kinds or "py" not in kinds or any(v is None for _, v, _ in rebinds):
+            return None
+        for node, _, method in rebinds:
+            called = [c for c, _ in method.calls if (callee := sem.resolve_callee(c, method)) is not None
+                      and callee.traced and callee.cls is cls]
+            if called:
+                return (f"rebound in `{method.name}` (line {sem.line_of(node)}), which calls "
+                        f"`{called[0].func.attr.value}`")  # type: ignore[attr-defined]
+        return None
+
+    def _attr_stores(self, fn: FunctionInfo) -> set[int]:
+        """Attribute nodes assigned to (not read) in ``fn``."""
+        cache = self.__dict__.setdefault("_attr_stores_cache", {})
+        got = cache.get(id(fn.node))
+        if got is None:
+            got = cache[id(fn.node)] = {id(n.target) for n in _walk(fn.node, into_functions=True)
+                                        if isinstance(n, (cst.AssignTarget, cst.AnnAssign))}
+        return got
 
     def _always_same_constant(self, name: str, glob) -> bool:
         """Every binding of the module-level ``name`` is the same Python constant."""
