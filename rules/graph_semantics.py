@@ -364,8 +364,8 @@ class StaleCapturedGlobal(Rule):
     or a lazy initialisation under `if _x is None:`.
 
     The same goes for `self.<attr>` read in a traced method when an eager method of the
-    class rebinds it to a Python value and also calls a traced method of the class (a
-    training loop that keeps a moving average on `self` between steps). A setter that
+    class rebinds it to a Python value and also calls a `tf.function` method of the class
+    (a training loop that keeps a moving average on `self` between steps). A setter that
     runs before anything is traced (`compile(...)`) calls no traced method and is not
     flagged. In a notebook, or a script that no
     module of the project imports, a rebinding after which the function never runs again
@@ -493,6 +493,23 @@ class GAN(tf.keras.Model):
     def reset(self):
         self.step_var = tf.Variable(0)           # an object, not a Python value
         return self.train_step(tf.zeros([2]))
+
+
+class Optimizer(tf.Module):
+    def __init__(self):
+        self._index = {}
+
+    def _key(self, v):
+        return v.name
+
+    @tf.function
+    def apply(self, v):
+        return self._index[self._key(v)]
+
+    def rebuild(self, var_list):
+        self._index = {}
+        for i, v in enumerate(var_list):
+            self._index[self._key(v)] = i        # _key runs here as plain Python
 ''',
     )
     INVALID = (
@@ -702,8 +719,10 @@ class GAN(tf.Module):
         if "obj" in kinds or "none" in kinds or "py" not in kinds or any(v is None for _, v, _ in rebinds):
             return None
         for node, _, method in rebinds:
+            # a tf.function of the class: calling it runs its graph (a helper that traced
+            # code also calls runs as plain Python when an eager method calls it)
             called = [c for c, _ in method.calls if (callee := sem.resolve_callee(c, method)) is not None
-                      and callee.traced and callee.cls is cls]
+                      and callee.root_reason == "tf.function" and callee.cls is cls]
             if called:
                 return (f"rebound in `{method.name}` (line {sem.line_of(node)}), which calls "
                         f"`{called[0].func.attr.value}`")  # type: ignore[attr-defined]
