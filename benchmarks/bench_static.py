@@ -27,7 +27,11 @@ fetches it there). Prints, in one run:
    install`` leaves an installed package (the figure held against the goal), and with no
    bytecode cache at all, as an editable install runs under ``PYTHONDONTWRITEBYTECODE``
    (every start then compiles tflint's ~10,000 lines again).
-6. with a tree that keeps a project index cache (``--cache-dir``), each corpus-wide run
+6. with ``--projects``, all of this on a temporary copy in which each top-level folder of
+   the corpus is a project of its own (see :func:`projects_copy`); without it, the
+   corpus is linted where it is, usually inside a hidden folder of the checkout, where
+   the project index has no module of the corpus to follow;
+7. with a tree that keeps a project index cache (``--cache-dir``), each corpus-wide run
    starts from an empty cache (in a temporary folder), the whole corpus is then checked
    again on the cache it left (the warm re-run, reported as a fraction of the first), and
    the one-file run checks a freshly edited copy of the file beside it (never in the
@@ -262,6 +266,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="corpus folder (default: $TFLINT_CORPUS or .corpus-cache)")
     ap.add_argument("--repeat", type=int, default=1, help="best of N for the corpus-wide runs")
     ap.add_argument("--jobs", type=int, default=2, help="processes for tflint, flake8 and the bare parse")
+    ap.add_argument("--projects", action="store_true",
+                    help="lint a temporary copy of the corpus in which every top-level folder is a "
+                         "project of its own (a pyproject.toml is added where it has no marker), so the "
+                         "project index covers each package as in a user's checkout")
     ap.add_argument("--bare-parse", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.bare_parse:
@@ -274,6 +282,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not root.is_dir():
         sys.exit(f"no corpus at {root}: run `pytest -m corpus` (fetches it into .corpus-cache) or "
                  "`bash ../shared/corpus/fetch_corpus.sh .corpus-cache --no-tensorflow`")
+    if args.projects:
+        with tempfile.TemporaryDirectory() as copy:
+            return run(projects_copy(root, Path(copy)), args)
+    return run(root, args)
+
+
+def projects_copy(root: Path, dest: Path) -> Path:
+    """A copy of the corpus where each top-level folder is its own project. The corpus
+    usually sits in a hidden folder of a checkout (``.corpus-cache``), whose project walk
+    skips hidden folders: its files then have no importers and the project-wide analysis
+    has nothing to do, which a user's checkout does not get."""
+    import shutil
+
+    from tflint.semantic.project import ROOT_MARKERS
+
+    out = dest / "corpus"
+    shutil.copytree(root, out, symlinks=True)
+    for d in out.iterdir():
+        if d.is_dir() and not any((d / m).exists() for m in ROOT_MARKERS):
+            (d / "pyproject.toml").write_text('[project]\nname = "bench"\n', encoding="utf-8")
+    return out
+
+
+def run(root: Path, args: argparse.Namespace) -> int:
     jobs, repeat = args.jobs, max(1, args.repeat)
 
     files = corpus_files(root)
