@@ -10,6 +10,7 @@ from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel
+from tflint.semantic.names import scalar_literal
 from tflint.semantic.project import ArgInfo, ExternalCall
 from tflint.semantic.syntax import code as _code, names_read
 
@@ -52,7 +53,9 @@ class PythonScalarArgument(Rule):
     epoch counter incremented in the loop, and literals that take at least
     `LITERAL_VARIANTS` (3) distinct values at the same argument position across the
     module's call sites. Loops over at most `SMALL_LOOP` (5) constant iterations and
-    `training=True`/`False`-style flags are not flagged. Through the project index, the
+    `training=True`/`False`-style flags are not flagged. A helper's parameter passed on as
+    it is counts the literals the helper's callers pass (`plot(img, 389)`, `plot(img, 555)`
+    ... reaching `attributions(img, target_class)`). Through the project index, the
     calls that other modules make to this module's tf.functions count too: the finding
     is on the parameter and names the other module and line.
 
@@ -182,6 +185,19 @@ class Optimizer(tf.Module):
     def _var_key(self, var):
         return var.ref()
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def attributions(image, target_class):
+    return image * target_class
+
+def plot(image, target_class):
+    return attributions(image, target_class)   # one value from every caller, or a tensor
+
+plot(tf.zeros([2]), 389)
+plot(tf.zeros([2]), 389)
+plot(tf.zeros([2]), tf.constant(555))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -248,6 +264,19 @@ def pattern(filter_index):
 
 for filter_index in range(64):
     pattern(filter_index)
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def attributions(image, target_class, steps):
+    return image * target_class + steps
+
+def plot(image, target_class):
+    return attributions(image, target_class, 50)  # TFL401
+
+plot(tf.zeros([2]), 389)
+plot(tf.zeros([2]), 555)
+plot(tf.zeros([2]), 780)
 ''',
     )
     FIXED = (
@@ -316,11 +345,26 @@ def pattern(filter_index):
 for filter_index in range(64):
     pattern(filter_index)
 '''),
+        (5, '''import tensorflow as tf
+
+@tf.function
+def attributions(image, target_class, steps):
+    return image * target_class + steps
+
+def plot(image, target_class):
+    return attributions(image, tf.constant(target_class), 50)  # TFL401
+
+plot(tf.zeros([2]), 389)
+plot(tf.zeros([2]), 555)
+plot(tf.zeros([2]), 780)
+'''),
     )
 
     def finish(self) -> None:
         sem = self.sem
         literal_sites: dict[tuple[int, str], list[tuple[cst.BaseExpression, str, Ctx, FunctionInfo]]] = {}
+        #: id(argument) -> (the helper it is a parameter of, the literals its callers pass)
+        forwarded: dict[int, tuple[FunctionInfo, list[tuple[str, cst.Call]]]] = {}
         for call, ctx in sem.all_calls:
             if sem.is_traced(ctx):
                 continue  # inside a graph the call is inlined into the caller's trace
@@ -329,9 +373,15 @@ for filter_index in range(64):
                 continue
             for key, arg in (sem.bound_args(call, callee, partial=True) or {}).items():
                 value = arg.value
-                lit = _literal(value)
+                lit = scalar_literal(value)
                 if lit is not None:
                     literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee))
+                    continue
+                fwd = sem.forwarded_literals(value, ctx.fn)
+                if fwd:  # a helper's parameter: the literals its callers pass
+                    for flit, _ in fwd:
+                        literal_sites.setdefault((id(callee), key), []).append((value, flit, ctx, callee))
+                    forwarded[id(value)] = (ctx.fn, fwd)
                     continue
                 why = self._varies(value, ctx)
                 if why is not None:
@@ -353,9 +403,25 @@ for filter_index in range(64):
                                     fix=self._fix(value, ctx))
         for sites in literal_sites.values():
             if len({lit for _, lit, _, _ in sites}) >= LITERAL_VARIANTS:
+                done: set[int] = set()
                 for value, lit, ctx, callee in sites:
-                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
+                    if id(value) in done:
+                        continue
+                    done.add(id(value))
+                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name,
+                                                           why=self._forwarded_why(forwarded.get(id(value)))),
                                 fix=self._fix(value, ctx))
+
+    def _forwarded_why(self, got: tuple[FunctionInfo, list[tuple[str, cst.Call]]] | None) -> str:
+        """" (a parameter of `plot`, called with 555 (line 97), 780 (line 98))" for an
+        argument that passes on a helper's parameter (each place as ``line N``, which a
+        notebook turns into its cell and line)."""
+        if got is None:
+            return ""
+        helper, sites = got
+        said = [f"{lit} (line {self.sem.line_of(call)})" for lit, call in sites[:4]]
+        more = ", ..." if len(sites) > 4 else ""
+        return f" (a parameter of `{helper.name}`, called with {', '.join(said)}{more})"
 
     def _external_sites(self) -> dict[tuple[FunctionInfo, str], list[tuple[ExternalCall, ArgInfo]]]:
         """The arguments that other modules of the project pass, outside traced code, to
@@ -436,17 +502,6 @@ def _literal_repr(text: str) -> str:
         return repr(ast.literal_eval(text))
     except (ValueError, SyntaxError):
         return text
-
-
-def _literal(value: cst.BaseExpression) -> str | None:
-    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
-        return value.value
-    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and \
-            isinstance(value.expression, (cst.Integer, cst.Float)):
-        return "-" + value.expression.value
-    return None
-
-
 
 
 class TfFunctionCreatedInLoop(Rule):

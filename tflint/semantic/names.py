@@ -80,6 +80,17 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def scalar_literal(expr: cst.BaseExpression) -> str | None:
+    """The source text of a number or string literal (``3``, ``-0.5``, ``'relu'``), else
+    None: what a Python scalar argument that is the same on every call looks like."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return expr.value
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and \
+            isinstance(expr.expression, (cst.Integer, cst.Float)):
+        return "-" + expr.expression.value
+    return None
+
+
 def is_python_literal(expr: cst.BaseExpression) -> bool:
     """A number, string, ``True``/``False``/``None``, or a tuple/list/set/dict display
     of those: a Python value, never a tensor."""

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, _strip_int, dotted_name, is_python_literal
+from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, _strip_int, dotted_name, is_python_literal, scalar_literal
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic import lattice as lat
 from tflint.semantic.syntax import assigned_in, child_nodes, code, mentions, name_nodes, names_read, walk_scope
@@ -1258,6 +1258,40 @@ class ValueFlow:
                     sites.setdefault(id(callee), []).append((call, ctx))
             self._all_sites = sites
         return self._all_sites.get(id(fn), [])  # type: ignore[union-attr]
+
+    def forwarded_literals(self, expr: cst.BaseExpression, fn: FunctionInfo | None,
+                           _depth: int = 0) -> list[tuple[str, cst.Call]] | None:
+        """When ``expr`` is a parameter of ``fn`` passed on as it is (``fn`` not traced,
+        the parameter never rebound), the number or string literals that the calls of
+        ``fn`` in this module pass for it, each with its call, through a few levels of
+        such forwarding; None when a call passes anything else (or unpacks its
+        arguments), or nothing in the module calls ``fn``."""
+        if _depth > 3 or fn is None or fn.traced or not isinstance(expr, cst.Name):
+            return None
+        if self.binding_of(expr.value, fn) != ("param", fn):
+            return None
+        sites = self.call_sites(fn)
+        if not sites:
+            return None
+        param = next((p for p in fn.params if p.name.value == expr.value), None)
+        out: list[tuple[str, cst.Call]] = []
+        for call, ctx in sites:
+            args = self.bound_args(call, fn)  # type: ignore[attr-defined]
+            if args is None:
+                return None
+            arg = args.get(expr.value)
+            value = arg.value if arg is not None else param.default if param is not None else None
+            if value is None:
+                return None
+            lit = scalar_literal(value)
+            if lit is not None:
+                out.append((lit, call))
+                continue
+            deeper = self.forwarded_literals(value, ctx.fn, _depth + 1)
+            if deeper is None:
+                return None
+            out.extend(deeper)
+        return out
 
     # ----------------------------------------------------------------- Keras objects built
 
