@@ -376,3 +376,20 @@ def test_a_step_of_a_model_from_another_module_traces_helpers_elsewhere(project:
     assert (2, "TFL201") in found, r.out
     assert "called from `train_step` in `pkg/train.py` (line 7), which Keras runs under tf.function" in r.out
     assert 6 not in [row for row, _ in found], r.out  # Plain is no Keras model
+
+
+def test_an_imported_function_handed_to_map_or_tf_function_is_traced(project: Path, run) -> None:
+    """``ds.map(helpers.parse)`` and ``tf.function(augment)`` with the function imported
+    from another module: it is traced, and so is what it calls; a function handed over
+    nowhere is not."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/helpers.py", "import random\n\n\ndef augment(x):\n    return x * random.random()\n\n\n"
+                                     "def parse(x):\n    return x.numpy()\n\n\ndef unused(x):\n    return x.numpy()\n")
+    write(project, "pkg/train.py", "import tensorflow as tf\n\nfrom pkg import helpers\nfrom pkg.helpers import augment\n\n"
+                                   "ds = tf.data.Dataset.range(10).map(helpers.parse)\nstep = tf.function(augment)\n")
+    r = run("check", "pkg/helpers.py")
+    found = codes_at(r.out, "pkg/helpers.py")
+    assert (5, "TFL103") in found and (9, "TFL201") in found, r.out
+    assert 13 not in [row for row, _ in found], r.out
+    assert "`parse` passed to `Dataset.map` in `pkg/train.py` (line 6), which always traces it as a graph" in r.out
+    assert "`augment` passed to `tf.function` in `pkg/train.py` (line 7), which runs it as a graph" in r.out

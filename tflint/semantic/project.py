@@ -94,6 +94,18 @@ class FunctionSummary:
 
 
 @dataclass
+class PassedRoot:
+    """An imported function handed to what traces it: ``ds.map(helpers.parse)``,
+    ``tf.function(ops.step)``; ``to`` names the receiver, ``reason`` what it does."""
+
+    target: str
+    caller: str | None
+    line: int
+    to: str
+    reason: str
+
+
+@dataclass
 class ModuleSummary:
     #: local name -> qualified name (relative imports resolved)
     imports: dict[str, str] = field(default_factory=dict)
@@ -101,6 +113,8 @@ class ModuleSummary:
     #: class -> its bases as qualified names where an import names them, else as written
     classes: dict[str, list[str]] = field(default_factory=dict)
     calls: list[CallSite] = field(default_factory=list)
+    #: imported functions this module hands to tf.function or a tf.data transformation
+    passed: list[PassedRoot] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
@@ -113,6 +127,7 @@ class ModuleSummary:
             "calls": [{"callee": c.callee, "line": c.line, "caller": c.caller, "in_loop": c.in_loop,
                        "args": [{"key": a.key, "kind": a.kind, "text": a.text} for a in c.args],
                        "unpacks": c.unpacks} for c in self.calls],
+            "passed": [[p.target, p.caller, p.line, p.to, p.reason] for p in self.passed],
         }
 
     @staticmethod
@@ -123,6 +138,7 @@ class ModuleSummary:
             classes={k: list(v) for k, v in d["classes"].items()},
             calls=[CallSite(c["callee"], c["line"], c["caller"], c["in_loop"],
                             [ArgInfo(**a) for a in c["args"]], c["unpacks"]) for c in d["calls"]],
+            passed=[PassedRoot(str(t), c, int(n), str(to), str(r)) for t, c, n, to, r in d["passed"]],
         )
 
 
@@ -174,8 +190,8 @@ class _Summarizer(ast.NodeVisitor):
         self.cls_stack: list[str | None] = [None]
         #: per function: the loops around the current node, innermost last
         self.loops: list[list[ast.For | ast.While]] = [[]]
-        self.tf_wrapped: list[tuple[str, str | None]] = []  # (name as written, enclosing fn)
-        self.dataset_fns: list[tuple[str, str | None, str]] = []
+        self.tf_wrapped: list[tuple[str, str | None, int]] = []  # (name as written, enclosing fn, line)
+        self.dataset_fns: list[tuple[str, str | None, str, int]] = []
 
     # -- the walk: NodeVisitor's, with the method look-up cached per node type and the
     # children read straight from ``_fields`` (about twice as fast on big modules)
@@ -319,13 +335,13 @@ class _Summarizer(ast.NodeVisitor):
             if self.is_tf_function(node.func) and node.args:
                 target = _dotted(node.args[0])
                 if target is not None:
-                    self.tf_wrapped.append((target, caller))
+                    self.tf_wrapped.append((target, caller, node.lineno))
         if isinstance(node.func, ast.Attribute) and node.func.attr in DATASET_METHODS and \
                 self._is_dataset(node.func.value):
             pos = DATASET_METHODS[node.func.attr]
             arg = node.args[pos] if pos is not None and len(node.args) > pos else None
             if arg is not None and _dotted(arg) is not None:
-                self.dataset_fns.append((_dotted(arg) or "", caller, node.func.attr))
+                self.dataset_fns.append((_dotted(arg) or "", caller, node.func.attr, node.lineno))
 
     def _is_dataset(self, e: ast.expr) -> bool:
         while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
@@ -370,14 +386,19 @@ class _Summarizer(ast.NodeVisitor):
 
     def finish(self) -> ModuleSummary:
         out = self.out
-        for target, caller in self.tf_wrapped:
+        for target, caller, line in self.tf_wrapped:
             f = self._local_function(target, caller)
             if f is not None and f.root is None:
                 f.root = "which runs under tf.function"
-        for target, caller, method in self.dataset_fns:
+            elif f is None and target.split(".")[0] in out.imports:
+                out.passed.append(PassedRoot(target, caller, line, "`tf.function`", "which runs it as a graph"))
+        for target, caller, method, line in self.dataset_fns:
             f = self._local_function(target, caller)
             if f is not None and f.root is None:
                 f.root = f"passed to `Dataset.{method}`, which always traces it as a graph"
+            elif f is None and target.split(".")[0] in out.imports:
+                out.passed.append(PassedRoot(target, caller, line, f"`Dataset.{method}`",
+                                             "which always traces it as a graph"))
         # Keras steps are roots only once their class is known to be a Keras model, which
         # may take other modules: the index decides (ProjectIndex.keras_model_class)
         return out
@@ -555,8 +576,12 @@ class TracedFrom:
     path: str  # the caller's file, relative to the project root
     line: int
     reason: str  # why the caller is traced: "which Keras runs under tf.function", ...
+    #: set when the function is handed over, not called: what it is passed to
+    passed_to: str | None = None
 
     def describe(self) -> str:
+        if self.passed_to is not None:
+            return f"passed to {self.passed_to} in `{self.path}` (line {self.line}), {self.reason}"
         return f"called from `{_short(self.caller)}` in `{self.path}` (line {self.line}), {self.reason}"
 
 
@@ -799,6 +824,18 @@ class ProjectIndex:
             out[(mf.path, name)] = None
             origin[(mf.path, name)] = (name, self.relpath(mf.path), why)
             work.append((mf, name))
+        for p in s.passed:  # an imported function handed to tf.function / Dataset.map
+            head = p.target.split(".")[0]
+            got = self.resolve(s.imports[head] + p.target[len(head):], mf) if head in s.imports else None
+            if got is None or got[0].path == mf.path:
+                continue
+            t_sum = self.summary(got[0])
+            key = (got[0].path, got[1])
+            if t_sum is None or got[1] not in t_sum.functions or key in out:
+                continue
+            out[key] = TracedFrom(p.caller or "<module>", self.relpath(mf.path), p.line, p.reason, p.to)
+            origin[key] = (got[1], self.relpath(got[0].path), p.reason)
+            work.append(got)
         while work:
             cur_mf, fn = work.pop()
             cur = self.summary(cur_mf)
@@ -812,8 +849,11 @@ class ProjectIndex:
                     out[key] = out[key_cur]
                     origin[key] = origin[key_cur]
                     work.append((cur_mf, nested.name))
-            if out[key_cur] is None:
+            via_cur = out[key_cur]
+            if via_cur is None:
                 said = _which(why)
+            elif via_cur.passed_to is not None and root == fn:
+                said = f"which is passed to {via_cur.passed_to} in `{via_cur.path}` (line {via_cur.line})"
             else:
                 said = f"which is traced from `{_short(root)}` in `{root_file}`"
             for call in cur.calls:
