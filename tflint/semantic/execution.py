@@ -302,7 +302,7 @@ class ExecutionJudgements:
         if root.cls is not None or not isinstance(root.node, cst.FunctionDef):
             return True
         name = root.name
-        if not self.path.endswith(".ipynb") and (self.project is None or self.project.imported_elsewhere()):
+        if not self.all_uses_in_view():
             return True  # another module may import it and call it later
         after = False
         stack: list[tuple[cst.CSTNode, bool, bool]] = [(self.module, False, False)]
@@ -340,9 +340,13 @@ class ExecutionJudgements:
             got = self._attr_reads[attr] = self._attr_reads_traced(attr)
         return got
 
+    def all_uses_in_view(self) -> bool:
+        """Whether every use of this module's names is in this file: a notebook, or a
+        script of a project that no other module imports."""
+        return self.path.endswith(".ipynb") or self.project is not None and not self.project.imported_elsewhere()
+
     def _attr_reads_traced(self, attr: str) -> bool:
-        if not attr.startswith("_") and not self.path.endswith(".ipynb") and \
-                (self.project is None or self.project.imported_elsewhere()):
+        if not attr.startswith("_") and not self.all_uses_in_view():
             return False
         stores: set[int] = set()
         stack: list[tuple[cst.CSTNode, FunctionInfo | None]] = [(self.module, None)]
