@@ -211,6 +211,10 @@ def extract(entry: Entry, mirror: Path, cache: Path, native: bool) -> Extracted:
                 out.unreadable.append(f"{rel}: {problem}")
                 continue
             out.lines += count_lines(conv)
+            if native:
+                # a user's checkout has no converted copy: left in the tree, it would be a
+                # module of the project that imports the project's helpers
+                conv.unlink()
             out.converted.append(path if native else conv)
     return out
 
