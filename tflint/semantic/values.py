@@ -1099,77 +1099,68 @@ class ValueFlow:
             return v
         return v if v.is_python else lat.UNKNOWN
 
-    def instance_class(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0):
+    def instance_class(self, expr: cst.BaseExpression, fn: FunctionInfo | None):
         """The class of this module that ``expr`` is an instance of, when every binding of
         it is a construction of that class (``model = Head()``; ``self.head = Head()`` in
         ``__init__``), else None."""
-        if _depth > 8:
+        got = self._constructions(expr, fn, returns=False, attributes=True)
+        if got is None or len(got) != 1:
             return None
-        if isinstance(expr, cst.Call):
-            f = expr.func
-            if isinstance(f, cst.Name) and self.classes.get(f.value) is not None and \
-                    self.binding_of(f.value, fn) is None:  # type: ignore[attr-defined]
-                return self.classes[f.value]  # type: ignore[attr-defined]
-            return None
-        values: list[tuple[cst.BaseExpression, FunctionInfo | None]] = []
-        if isinstance(expr, cst.Name):
-            owner, vs = self._bindings_of(expr.value, fn)
-            if owner is not None and (expr.value in owner.param_names or expr.value in owner.loop_targets):
-                return None
-            values = [(v, owner) for v in vs]
-        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and fn is not None:
-            method = next((f for f in fn.scope_chain() if f.cls is not None), None)
-            if method is None or expr.value.value != method.self_name:
-                return None
-            init = method.cls.methods.get("__init__") or method.cls.methods.get("build")  # type: ignore[union-attr]
-            values = [(v, init) for v in method.cls.init_attrs.get(expr.attr.value, ())]  # type: ignore[union-attr]
-        classes = {id(c): c for c in (self.instance_class(v, f, _depth + 1) for v, f in values)}
-        if len(classes) != 1 or None in classes.values():
-            return None
-        return next(iter(classes.values()))
+        (only,) = got
+        return None if isinstance(only, str) else only
 
-    def constructed_classes(self, expr: cst.BaseExpression, fn: FunctionInfo | None,
-                            _depth: int = 0) -> frozenset | None:
+    def constructed_classes(self, expr: cst.BaseExpression, fn: FunctionInfo | None) -> frozenset | None:
         """What ``expr`` may be an instance of, when every binding of it is a known
         construction: classes of this module (:class:`ClassInfo`) and qualified names of
         imported classes (``tensorflow.keras.Model``), followed through names and the
         returns of this module's functions (``model = get_model()``). None when any
         binding is unknown (a parameter, an attribute, another call)."""
+        return self._constructions(expr, fn, returns=True, attributes=False)
+
+    def _constructions(self, expr: cst.BaseExpression, fn: FunctionInfo | None, *, returns: bool,
+                       attributes: bool, _depth: int = 0) -> frozenset | None:
+        """The one walk behind :meth:`instance_class` and :meth:`constructed_classes`:
+        ``returns`` follows calls of this module's functions into their returns,
+        ``attributes`` follows ``self.x`` to what ``__init__``/``build`` assigns it."""
         if _depth > 8:
             return None
+        values: list[tuple[cst.BaseExpression, FunctionInfo | None]] = []
         if isinstance(expr, cst.Call):
             f = expr.func
             if isinstance(f, cst.Name) and self.binding_of(f.value, fn) is None:  # type: ignore[attr-defined]
                 if f.value in self.classes:  # type: ignore[attr-defined]
                     return frozenset({self.classes[f.value]})  # type: ignore[attr-defined]
-                callee = self.resolve_callee(expr, fn)  # type: ignore[attr-defined]
+                callee = self.resolve_callee(expr, fn) if returns else None  # type: ignore[attr-defined]
                 if callee is not None:
                     if not callee.returns or callee.cls is not None:
                         return None
-                    out: set = set()
-                    for r in callee.returns:
-                        got = self.constructed_classes(r, callee, _depth + 1)
-                        if got is None:
-                            return None
-                        out |= got
-                    return frozenset(out)
-            names = self.qualified(f)  # type: ignore[attr-defined]
-            if names and all(n.split(".")[0] in _TF_TOP_MODULES and n.rsplit(".", 1)[-1][:1].isupper()
-                             for n in names):
-                return frozenset(names)  # tf.keras.Model(...), keras.Sequential(...)
-            return None
-        if isinstance(expr, cst.Name):
-            owner, vs = self._bindings_of(expr.value, fn)
-            if not vs or owner is not None and (expr.value in owner.param_names or expr.value in owner.loop_targets):
+                    values = [(r, callee) for r in callee.returns]
+            if not values:
+                names = self.qualified(f)  # type: ignore[attr-defined]
+                if names and all(n.split(".")[0] in _TF_TOP_MODULES and n.rsplit(".", 1)[-1][:1].isupper()
+                                 for n in names):
+                    return frozenset(names)  # tf.keras.Model(...), keras.Sequential(...)
                 return None
-            out = set()
-            for v in vs:
-                got = self.constructed_classes(v, owner, _depth + 1)
-                if got is None:
-                    return None
-                out |= got
-            return frozenset(out)
-        return None
+        elif isinstance(expr, cst.Name):
+            owner, vs = self._bindings_of(expr.value, fn)
+            if owner is not None and (expr.value in owner.param_names or expr.value in owner.loop_targets):
+                return None
+            values = [(v, owner) for v in vs]
+        elif attributes and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and fn is not None:
+            method = next((f for f in fn.scope_chain() if f.cls is not None), None)
+            if method is None or expr.value.value != method.self_name:
+                return None
+            init = method.cls.methods.get("__init__") or method.cls.methods.get("build")  # type: ignore[union-attr]
+            values = [(v, init) for v in method.cls.init_attrs.get(expr.attr.value, ())]  # type: ignore[union-attr]
+        if not values:
+            return None
+        out: set = set()
+        for v, owner in values:
+            got = self._constructions(v, owner, returns=returns, attributes=attributes, _depth=_depth + 1)
+            if got is None:
+                return None
+            out |= got
+        return frozenset(out)
 
     def closes_over_fresh_state(self, fn: FunctionInfo) -> bool:
         """Does ``fn`` (a nested function) read a local of its enclosing function that
