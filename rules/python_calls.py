@@ -104,6 +104,16 @@ def g(x):
     y = tf.py_function(lambda v: print(v), [x], [])   # py_function bodies run eagerly
     return x
 ''',
+        '''import tensorflow as tf
+
+DEBUG = False
+
+@tf.function
+def step(x):
+    if DEBUG:                        # never runs while DEBUG is False
+        print("step input", x)
+    return x * 2
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -727,6 +737,53 @@ def smoothing(eps):
 def loss(labels, logits):
     return tf.reduce_mean(labels * logits) + smoothing(0.1) + smoothing(eps=1e-3)
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+JAX_MODE = False  # rewritten to True in the JAX build of the package
+
+def static_value(pred):
+    if JAX_MODE:                       # never runs in the TensorFlow build
+        return np.asarray(pred)
+    return tf.get_static_value(pred)
+
+@tf.function
+def f(x):
+    return x if static_value(x) is None else -x
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+def _sample_int(shape, minval, dtype):
+    # every traced caller passes static values: a TensorShape and a NumPy array
+    minval = np.broadcast_to(minval, shape).astype(dtype.as_numpy_dtype)
+    if not np.all(shape[-len(minval.shape):] == minval.shape):
+        raise ValueError("minval does not fit the shape")
+    shape = tf.convert_to_tensor(shape, dtype=tf.int32)   # a tensor only from here on
+    return tf.random.uniform(shape, maxval=int(minval.max()) + 1, dtype=dtype)
+
+def sample(spec):
+    def _unique(vals):
+        return np.all(vals == vals[0])
+    if not _unique(spec.minimum):
+        raise ValueError("per-element bounds are not supported")
+    return _sample_int(spec.shape, spec.minimum, spec.dtype)
+
+SPEC = tf.TensorSpec([3], tf.int32)
+ds = tf.data.Dataset.range(4).map(lambda i: sample(SPEC))
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+def _as_type(x, x_type):
+    if issubclass(x_type, np.ndarray):   # a type dispatch: only for NumPy callers
+        return np.array(x, dtype=np.int32)
+    return x_type(x)
+
+@tf.function
+def f(a, dims):
+    return tf.reshape(a, _as_type(dims, tuple))
+''',
     )
     INVALID = (
         '''import numpy as np
@@ -755,6 +812,15 @@ def smoothing(eps):
 @tf.function
 def loss(labels, logits):
     return tf.reduce_mean(labels * logits) + smoothing(0.1) + smoothing(logits)
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def pad_to(x, size=8):
+    n = size
+    n = tf.shape(x)[0]                 # rebinds n to a tensor before the NumPy call
+    return tf.pad(x, [[0, np.maximum(size - n, 0)]])  # TFL104
 ''',
     )
 

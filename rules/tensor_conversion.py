@@ -471,6 +471,16 @@ def f(x):
     batch = tf.shape(x)[0]
     return total, tf.stack(doubled), dims, batch
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def split_seed(seed, n):
+    seeds = tf.random.stateless_uniform([n, 2], seed=seed, maxval=2**30, dtype=tf.int32)
+    if isinstance(n, int):
+        seeds = tf.unstack(seeds)                 # now a Python list of n tensors
+        seeds = [tf.identity(s) for s in seeds]   # iterates that list
+    return seeds
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -225,3 +225,54 @@ def test_a_tensor_attribute_read_only_in_the_same_trace_is_not_state() -> None:
     # a Python counter on self still changes once per trace
     counter = src.replace("self.batch_size = tf.shape(data)[0]", "self.steps = self.steps + 1")
     assert [d.line for d in lint_source(counter, "t.ipynb", Settings()) if d.code == "TFL107"] == [6]
+
+
+# ------------------------------------------------------------------ dead branches
+
+DEAD_FLAG = """\
+    import tensorflow as tf
+
+    DEBUG = {value}
+    {setter}
+
+    @tf.function
+    def step(x):
+        if DEBUG:
+            print("in", x)
+        if not DEBUG:
+            pass
+        else:
+            print("else", x)
+        return x
+    """
+
+
+def test_a_branch_a_module_constant_rules_out_is_not_reported() -> None:
+    assert codes(DEAD_FLAG.format(value="False", setter="")) == []
+
+
+def test_the_branch_a_true_constant_takes_is_reported() -> None:
+    assert codes(DEAD_FLAG.format(value="True", setter="")) == [(9, "TFL101"), (13, "TFL101")]
+
+
+@pytest.mark.parametrize("setter", [
+    "def enable():\n        global DEBUG\n        DEBUG = True",  # a setter rebinds it
+    "DEBUG = True",                                              # bound twice at module level
+])
+def test_a_flag_that_is_rebound_is_not_constant(setter: str) -> None:
+    assert [c for _, c in codes(DEAD_FLAG.format(value="False", setter=setter))].count("TFL101") == 2
+
+
+def test_a_local_or_parameter_of_the_flag_name_is_not_the_module_constant() -> None:
+    src = """\
+        import tensorflow as tf
+
+        DEBUG = False
+
+        @tf.function
+        def step(x, DEBUG=True):
+            if DEBUG:
+                print("in", x)
+            return x
+        """
+    assert codes(src) == [(8, "TFL101")]

@@ -239,3 +239,49 @@ def test_parameters_bound_from_a_config_dict() -> None:
     assert sem.param_value(fn, "x").unknown
     # a ** of something unknown leaves the parameters unknown
     assert sem.param_value(model(src.replace("**CONFIG", "**load()")).functions[0], "lr").unknown
+
+
+# ------------------------------------------------------------------ which binding reaches a use
+
+def test_only_the_last_binding_before_a_use_reaches_it() -> None:
+    src = """\
+        import tensorflow as tf
+
+        def f(x):
+            n = tf.shape(x)[0]
+            n = 3
+            return n
+        """
+    assert value(src, "f", "n") == lat.const(3)
+
+
+def test_a_later_binding_does_not_reach_an_earlier_use() -> None:
+    src = """\
+        import tensorflow as tf
+
+        def f(x, n):
+            if n > 2:
+                return n
+            n = tf.shape(x)[0]
+            return n
+        """
+    sem = model(src)
+    fn = next(f for f in sem.functions if f.name == "f")
+    first, last = fn.returns
+    assert sem.dominating_binding(first, fn) is semantic.values.PARAMETER
+    assert sem.value_of(last, fn).is_tensor
+
+
+@pytest.mark.parametrize("body", [
+    # a loop: the binding after the use comes back in the next iteration
+    "n = 3\n    for i in range(2):\n        y = n\n        n = tf.shape(x)[0]\n    return y",
+    # a conditional binding between: either value may reach the use
+    "n = 3\n    if x is not None:\n        n = tf.shape(x)[0]\n    return n",
+])
+def test_a_binding_that_may_be_skipped_or_come_back_decides_nothing(body: str) -> None:
+    src = "import tensorflow as tf\n\ndef f(x):\n    " + body + "\n"
+    sem = model(src)
+    fn = next(f for f in sem.functions if f.name == "f")
+    use = fn.returns[-1]
+    assert sem.dominating_binding(use, fn) is None
+    assert sem.value_of(use, fn).may_be_tensor or sem.value_of(use, fn).unknown

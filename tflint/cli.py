@@ -249,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _err(message: str) -> None:
+    sys.stdout.flush()  # what stdout holds comes first when both go to one log
     print(message, file=sys.stderr)
 
 

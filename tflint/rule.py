@@ -78,6 +78,8 @@ class Rule:
         when the code is traced for a reason other than a plain ``@tf.function``."""
         text = message or self.MESSAGE
         if ctx is not None:
+            if self.sem.dead_code(ctx):
+                return  # under `if False:` / `if DEBUG:` with `DEBUG = False`: never runs
             why = self.sem.context_note(ctx)
             if why:
                 text = f"{text} ({why})"

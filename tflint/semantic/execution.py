@@ -7,6 +7,7 @@ from typing import Callable, Iterator
 import libcst as cst
 
 from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test, target_names
+from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import child_nodes, code
 
@@ -174,10 +175,52 @@ class ExecutionJudgements:
                 for n in _subexpressions(test):
                     if isinstance(n, cst.Call):
                         last = (dotted_name(n.func) or "").rsplit(".", 1)[-1]
-                        if last in ("isinstance", "is_tensor", "is_tf_type", "hasattr", "is_symbolic_tensor",
+                        if last in ("isinstance", "issubclass", "is_tensor", "is_tf_type", "hasattr", "is_symbolic_tensor",
                                     "is_keras_tensor", "is_sparse", "is_ragged"):
                             return True
         return False
+
+    def dead_code(self, ctx: Ctx) -> bool:
+        """Is ``ctx`` in the branch of an ``if`` that a constant rules out: ``if False:``,
+        or ``if FLAG:`` / ``if not FLAG:`` where ``FLAG`` is a module-level constant
+        that the module binds once and never rebinds (``DEBUG = False``, TF Probability's
+        ``JAX_MODE = False``)? Such code never runs as the module stands, so nothing in it
+        is reported. Nested functions count: a ``def`` inside a dead branch is dead."""
+        memo = self._ancestor_memo.setdefault("dead", {})
+        path: list[Ctx] = []
+        result = False
+        c: Ctx | None = ctx
+        while c is not None and c.node is not None:
+            known = memo.get(id(c))
+            if known is not None:
+                result = known
+                break
+            path.append(c)
+            c = c.parent
+        for c in reversed(path):
+            if not result and type(c.node) is cst.If and c.field in ("body", "orelse"):
+                truth = self._constant_truth(c.node.test, c.fn)  # type: ignore[union-attr]
+                result = truth is not None and truth is (c.field == "orelse")
+            memo[id(c)] = result
+        return result
+
+    def _constant_truth(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool | None:
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negate, test = not negate, test.expression
+        if isinstance(test, cst.Name):
+            if test.value not in ("True", "False", "None") and any(
+                    test.value in f.param_names or test.value in f.bound or test.value in f.globals_
+                    for f in (fn.scope_chain() if fn is not None else ())):
+                return None  # a local, a parameter, or a global this function rebinds
+            value = self.value_of(test, None)  # type: ignore[attr-defined]
+        elif isinstance(test, (cst.Integer, cst.Float, cst.SimpleString)):
+            value = self.value_of(test, None)  # type: ignore[attr-defined]
+        else:
+            return None
+        if not value.has_const or value.kind != lat.Kind.CONST:
+            return None
+        return bool(value.const) is not negate
 
     def in_py_function_arg(self, ctx: Ctx) -> bool:
         return self._any_within_function(ctx, "py_function_arg", lambda c: isinstance(c.node, cst.Call) and

@@ -80,7 +80,9 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _params_caches: dict[tuple[int, frozenset[str] | None], dict[tuple[int, str], bool]] = \
         field(default_factory=dict)
     #: id(function) -> the calls of it made in traced code, built on first use
-    _traced_call_sites: dict[int, list[cst.Call]] | None = None
+    _traced_call_sites: dict[int, list[tuple[cst.Call, FunctionInfo]]] | None = None
+    #: names passed as call arguments anywhere in the file, built on first use
+    _passed_names: frozenset[str] | None = None
     #: what ``tf.function(f, autograph=False)`` calls wrap (names, lambda ids), built on first use
     _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None = None
     #: per judgement, id(ctx) -> answer of ExecutionJudgements._any_within_function
@@ -191,18 +193,28 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
         return name in self.globally_rebound or len(self.module_assigns.get(name, ())) > 1
 
 
-    def traced_call_sites(self, fn: FunctionInfo) -> list[cst.Call]:
-        """The calls of ``fn`` (plain or ``self.method``) made in traced functions."""
+    def traced_call_sites(self, fn: FunctionInfo) -> list[tuple[cst.Call, FunctionInfo]]:
+        """The calls of ``fn`` (plain or ``self.method``) made in traced functions, each
+        with the function that makes it."""
         if self._traced_call_sites is None:
-            sites: dict[int, list[cst.Call]] = {}
+            sites: dict[int, list[tuple[cst.Call, FunctionInfo]]] = {}
             for caller in self.functions:
                 if caller.traced:
                     for call, _ in caller.calls:
                         callee = self.resolve_callee(call, caller)
                         if callee is not None:
-                            sites.setdefault(id(callee), []).append(call)
+                            sites.setdefault(id(callee), []).append((call, caller))
             self._traced_call_sites = sites
         return self._traced_call_sites.get(id(fn), [])
+
+    def passed_as_argument(self, name: str) -> bool:
+        """Is ``name`` handed to some call of the file as an argument (``tf.map_fn(f, x)``,
+        ``tf.nest.map_structure(f, s)``, ``functools.partial(f, ...)``)? A function so
+        handed over is called with what the receiver gives it, not only at its call sites."""
+        if self._passed_names is None:
+            self._passed_names = frozenset(a.value.value for call, _ in self.all_calls for a in call.args
+                                           if type(a.value) is cst.Name)
+        return name in self._passed_names
 
     @staticmethod
     def bound_args(call: cst.Call, callee: FunctionInfo, partial: bool = False,

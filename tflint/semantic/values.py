@@ -13,6 +13,10 @@ from tflint.semantic import lattice as lat
 from tflint.semantic.syntax import assigned_in, child_nodes, code, mentions, name_nodes, names_read, walk_scope
 
 
+#: :meth:`ValueJudgements.dominating_binding`: only the parameter's own value reaches the use
+PARAMETER = object()
+
+
 class ValueJudgements:
     """Mixed into :class:`SemanticModel`."""
 
@@ -37,7 +41,12 @@ class ValueJudgements:
             return False
         d = _depth + 1
         if isinstance(expr, cst.Name):
-            return fn is not None and self._name_is_tensor(expr.value, fn, d)
+            if fn is None or not self._name_is_tensor(expr.value, fn, d):
+                return False
+            last = self.dominating_binding(expr, fn)
+            if last is PARAMETER:
+                return self._judged_as_traced(fn, expr.value) and self._param_is_tensor(fn, expr.value, d)
+            return last is None or self.is_tensor(last, fn, d)  # type: ignore[arg-type]
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in _STATIC_ATTRS:
                 return False
@@ -126,13 +135,13 @@ class ValueJudgements:
         owner = next((f for f in fn.scope_chain() if name in f.param_names or name in f.bound), None)
         if owner is not None:
             if name in owner.param_names and name not in owner.assigns:
-                result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
+                result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name, d)
             else:
                 result = any(self._binding_is_tensor(v, name, owner, d) for v in owner.assigns.get(name, ()))
                 if not result and name in owner.loop_targets:
                     result = any(self.iterates_tensors(it, owner, d) for it in owner.loop_targets[name])
                 if not result and name in owner.param_names:
-                    result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name)
+                    result = self._judged_as_traced(owner, name) and self._param_is_tensor(owner, name, d)
         self._tensor_cache[key] = result
         return result
 
@@ -172,7 +181,7 @@ class ValueJudgements:
         return self.is_tensor(it, fn, d)
 
 
-    def _param_is_tensor(self, fn: FunctionInfo, name: str) -> bool:
+    def _param_is_tensor(self, fn: FunctionInfo, name: str, d: int = 0) -> bool:
         if name == fn.self_name or name in ("self", "cls"):
             return False
         for p in fn.params:
@@ -195,27 +204,73 @@ class ValueJudgements:
             if name in _PYTHON_PARAM_NAMES or name.endswith(_PYTHON_PARAM_SUFFIXES) or \
                     name.startswith(("num_", "is_", "use_", "n_")):
                 return False
-            return not self._only_given_python_literals(fn, name) and not self.param_value(fn, name).is_python
+            return not self._callers_give_no_tensor(fn, name, d) and not self.param_value(fn, name).is_python
         return False
 
-    def _only_given_python_literals(self, fn: FunctionInfo, name: str) -> bool:
-        """``fn`` is traced only because traced code calls it, and every such call gives
-        parameter ``name`` a Python literal (``helper(3.0)``) or leaves it out: while
-        tracing, the parameter holds that Python value, not a tensor."""
-        if fn.root_reason is not None or fn.via is None:
-            return False
-        sites = self.traced_call_sites(fn)
+    def _callers_give_no_tensor(self, fn: FunctionInfo, name: str, d: int) -> bool:
+        """``fn`` is traced only because traced code of this module calls it (or it is
+        nested in a traced function and called there), it is never handed to another call,
+        and no traced call gives parameter ``name`` a value that may be a tensor: a Python literal
+        (``helper(3.0)``), a static attribute (``helper(x.shape)``), anything the tensor
+        judgement finds is not one, or nothing (the default). While tracing, the parameter
+        holds what its callers give it."""
+        if fn.root_reason is not None or d > 6 or self.passed_as_argument(fn.name):  # type: ignore[attr-defined]
+            return False  # (far along a chain of helpers: no answer, so the parameter stays a tensor)
+        sites = self.traced_call_sites(fn)  # type: ignore[attr-defined]
         if not sites:
-            return False
-        for call in sites:
-            bound = self.bound_args(call, fn)
+            return False  # traced for another reason (nested in a traced function, and never called)
+        for call, caller in sites:
+            bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
             if bound is None:
                 return False
             arg = bound.get(name)
-            if arg is not None and not is_python_literal(arg.value):
+            if arg is not None and not is_python_literal(arg.value) and self.is_tensor(arg.value, caller, d):
                 return False
         return True
 
+    def dominating_binding(self, use: cst.Name, fn: FunctionInfo | None) -> "cst.BaseExpression | object | None":
+        """The value of the assignment ``name = value`` that every path to ``use`` (a read
+        of ``name`` in ``fn``'s own body) passes last, when one such assignment exists: an
+        earlier statement of the same block, or of an enclosing block, with no other binding
+        of the name between it and the use. Then that value alone reaches the use, and the
+        function's other bindings of the name (``shape = tf.convert_to_tensor(shape)`` a
+        few lines later, ``seeds = tf.unstack(seeds)`` just before) say nothing about it.
+        :data:`PARAMETER` when the walk reaches the top of the body first: only the
+        parameter's value reaches the use. None when the walk meets a loop around the use (a
+        later binding comes back through it), a nested function or class, or a conditional
+        binding on the way."""
+        if fn is None or not isinstance(fn.node, cst.FunctionDef):
+            return None
+        name = use.value
+        if name not in fn.assigns or name in fn.globals_ or name in fn.nonlocals:
+            return None
+        if len(fn.assigns[name]) + (name in fn.param_names) + (name in fn.loop_targets) < 2:
+            return None  # one binding: nothing to choose
+        parents = self._parents_in(fn)  # type: ignore[attr-defined]
+        node: cst.CSTNode = use
+        while node is not fn.node:
+            parent = parents.get(id(node))
+            if parent is None:
+                return None
+            tp = type(parent)
+            if tp in (cst.For, cst.While) and node is parent.body:  # type: ignore[attr-defined]
+                return None
+            if tp in (cst.FunctionDef, cst.Lambda, cst.ClassDef) and parent is not fn.node:
+                return None
+            if tp is cst.IndentedBlock or tp is cst.Module:
+                body = parent.body  # type: ignore[attr-defined]
+                i = next((k for k, st in enumerate(body) if st is node), None)
+                if i is None:
+                    return None
+                for st in reversed(body[:i]):
+                    if type(st) is cst.SimpleStatementLine:
+                        got = _plain_assignment(st, name)
+                        if got is not None:
+                            return got
+                    if name in assigned_in(st):
+                        return None  # bound in a branch, a loop, a with or a try
+            node = parent
+        return PARAMETER if name in fn.param_names else None
 
     def _bindings_of(self, name: str, fn: FunctionInfo | None) -> tuple[FunctionInfo | None, list[cst.BaseExpression]]:
         """The innermost scope that assigns ``name`` (None: the module) and its values."""
@@ -303,6 +358,9 @@ class ValueJudgements:
             return self._surely_known(e, fn, d, known)
         if isinstance(e, cst.Name):
             name = e.value
+            last = self.dominating_binding(e, fn)
+            if last is not None and last is not PARAMETER:
+                return self.surely_tensor(last, fn, d)  # type: ignore[arg-type]
             if root_param(name, fn):
                 return True
             for f in fn.scope_chain():
@@ -459,6 +517,9 @@ class ValueJudgements:
         if isinstance(e, cst.Name):
             if fn is None:
                 return False
+            last = self.dominating_binding(e, fn)
+            if last is not None and last is not PARAMETER:
+                return self.strong_tensor(last, fn, _arith, d)  # type: ignore[arg-type]
             for f in fn.scope_chain():
                 if e.value in f.param_names or e.value in f.bound:
                     # `total = total / 2` keeps what `total` was: judge the other bindings
@@ -777,6 +838,11 @@ class ValueFlow:
                      if isinstance(p, cst.FormattedStringExpression)]
             return _python_of(parts, lat.CONST) if all(p.is_python for p in parts if p.kind) else lat.OBJECT
         if t is cst.Name:
+            last = self.dominating_binding(e, fn)  # type: ignore[arg-type]
+            if last is PARAMETER:
+                return self.param_value(fn, e.value, d)  # type: ignore[arg-type,attr-defined]
+            if last is not None:
+                return self.value_of(last, fn, d)  # type: ignore[arg-type]
             return self._name_value(e.value, fn, d)  # type: ignore[attr-defined]
         if t in (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp,
                  cst.GeneratorExp, cst.Lambda):
@@ -1373,6 +1439,22 @@ def _python_of(parts: list[lat.Value], default: lat.Value) -> lat.Value:
     if all(p.is_python for p in parts):
         return default
     return lat.Value(lat.PYTHON)
+
+
+def _plain_assignment(line: cst.SimpleStatementLine, name: str) -> cst.BaseExpression | None:
+    """The value of the last ``name = value`` of a statement line (``value`` itself: not an
+    unpacking, an augmented or a chained assignment)."""
+    for small in reversed(line.body):
+        if type(small) is cst.Assign and len(small.targets) == 1:
+            tg = small.targets[0].target
+            if type(tg) is cst.Name and tg.value == name:
+                return small.value
+        elif type(small) is cst.AnnAssign and small.value is not None and \
+                type(small.target) is cst.Name and small.target.value == name:
+            return small.value
+        if name in assigned_in(small):
+            return None  # bound another way (unpacked, augmented): the caller gives up
+    return None
 
 
 def _literal_value(e: cst.BaseExpression) -> object:
