@@ -725,6 +725,9 @@ def f(x, d_model: int = 64):
     n = np.prod(x.shape[1:])           # static shape: a Python value
     scale = np.sqrt(d_model)           # Python number
     table = np.arange(10, dtype=np.float32)
+    rows = tf.compat.dimension_value(x.shape[0])   # a Python int or None
+    if rows is not None:
+        table = table[:np.int32(rows)]
     return tf.reshape(x, [-1, n]) / scale + tf.reduce_sum(table)
 ''',
         '''import numpy as np

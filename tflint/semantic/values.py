@@ -615,7 +615,9 @@ _TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly"
                                   "is_tensor", "Variable", "TensorArray", "name_scope", "device",
                                   "control_dependencies", "GradientTape", "TensorSpec", "DType",
                                   "get_logger", "Module", "function", "init_scope", "print",
-                                  "is_symbolic_tensor", "convert_to_tensor_or_indexed_slices"})
+                                  "is_symbolic_tensor", "convert_to_tensor_or_indexed_slices",
+                                  # static shape helpers: a Python int or None
+                                  "dimension_value", "dimension_at_index", "constant_value"})
 _BUILTIN_NON_TENSOR = frozenset({"len", "isinstance", "issubclass", "hasattr", "getattr", "type", "id",
                                  "repr", "callable", "range", "enumerate", "zip", "list", "tuple", "dict",
                                  "set", "sorted", "print", "iter", "next", "super", "object", "vars"})
