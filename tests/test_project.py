@@ -393,3 +393,25 @@ def test_an_imported_function_handed_to_map_or_tf_function_is_traced(project: Pa
     assert 13 not in [row for row, _ in found], r.out
     assert "`parse` passed to `Dataset.map` in `pkg/train.py` (line 6), which always traces it as a graph" in r.out
     assert "`augment` passed to `tf.function` in `pkg/train.py` (line 7), which runs it as a graph" in r.out
+
+
+def test_root_holders_reaching_follows_import_cycles_and_chains(project: Path) -> None:
+    # d -> a -> b <-> c (a cycle), e alone; roots may live in a, c and e
+    root = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
+    write(project, "a.py", "import b\n" + root)
+    write(project, "b.py", "import c\n")
+    write(project, "c.py", "import b\n" + root)
+    write(project, "d.py", "import a\n")
+    write(project, "e.py", root)
+    idx = P.ProjectIndex(str(project))
+    files = idx.files()
+
+    def reaching(name: str) -> set[str]:
+        mf = next(m for m in files.values() if m.name == name)
+        return {Path(p).stem for p in idx.root_holders_reaching(mf)}
+
+    assert reaching("b") == {"a", "c"}   # c imports b, a imports b
+    assert reaching("c") == {"a", "c"}   # through the cycle: b imports c, a imports b
+    assert reaching("a") == {"a"}        # d imports a but holds no roots
+    assert reaching("d") == set()
+    assert reaching("e") == {"e"}

@@ -599,6 +599,9 @@ class ProjectIndex:
         self._importers: dict[str, set[str]] | None = None
         #: per module path: the functions traced from its roots, {(path, fn): TracedFrom | None}
         self._closures: dict[str, dict[tuple[str, str], TracedFrom | None]] = {}
+        #: per module path, the root-holding modules that reach it (a bit set), and the
+        #: holders by bit (see :meth:`root_holders_reaching`)
+        self._reach: tuple[dict[str, int], list[str]] | None = None
         self._fingerprint: str | None = None
         #: what the closures computed so far say: path -> {function: TracedFrom} for calls
         #: from other modules, and every (path, function) found traced
@@ -761,16 +764,79 @@ class ProjectIndex:
             self._importers = rev
         return self._importers.get(mf.path, set())
 
-    def _transitive_importers(self, mf: ModuleFile) -> set[str]:
-        seen: set[str] = set()
-        work = [mf.path]
-        while work:
-            for p in self.importers(self.files().get(work.pop()) or mf):
-                if p not in seen:
-                    seen.add(p)
-                    work.append(p)
-        seen.discard(mf.path)
-        return seen
+    def root_holders_reaching(self, mf: ModuleFile) -> list[str]:
+        """The modules that may hold graph roots (:func:`may_hold_roots`) among ``mf``
+        itself and the modules that import it, directly or through others: only their
+        roots can reach ``mf`` through calls. Computed for every module at once, the first
+        time it is asked (one pass over the import graph, each module's answer a bit set),
+        since a run that lints a project asks it for each of its files."""
+        if self._reach is None:
+            self._reach = self._reach_masks()
+        mask = self._reach[0].get(mf.path)
+        if mask is None:  # not a module of the walk (a file outside it): itself only
+            return [mf.path] if self.scan(mf)[1] else []
+        holders = self._reach[1]
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(holders[low.bit_length() - 1])
+            mask ^= low
+        return out
+
+    def _reach_masks(self) -> tuple[dict[str, int], list[str]]:
+        files = self.files()
+        holders = [p for p, mf in files.items() if self.scan(mf)[1]]
+        bit = {p: 1 << i for i, p in enumerate(holders)}
+        succ = {p: sorted(self.importers(mf)) for p, mf in files.items()}
+        # Tarjan's strongly connected components, iteratively, over "is imported by": a
+        # component is finished after every component it reaches, so its answer is its
+        # own bits and those of the components it reaches, all known by then
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        reach: dict[str, int] = {}
+        counter = 0
+        for start in files:
+            if start in index:
+                continue
+            work: list[tuple[str, int]] = [(start, 0)]
+            while work:
+                v, i = work.pop()
+                if i == 0:
+                    index[v] = low[v] = counter
+                    counter += 1
+                    stack.append(v)
+                    on_stack.add(v)
+                nxt = succ.get(v, ())
+                if i < len(nxt):
+                    work.append((v, i + 1))
+                    w = nxt[i]
+                    if w not in index:
+                        work.append((w, 0))
+                    elif w in on_stack:
+                        low[v] = min(low[v], index[w])
+                    continue
+                for w in nxt:  # children done: fold their low links in
+                    if w in on_stack and w != v:
+                        low[v] = min(low[v], low[w])
+                if low[v] == index[v]:
+                    members = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        members.append(w)
+                        if w == v:
+                            break
+                    mask = 0
+                    for w in members:
+                        mask |= bit.get(w, 0)
+                        for x in succ.get(w, ()):
+                            if x not in on_stack and x in reach:
+                                mask |= reach[x]
+                    for w in members:
+                        reach[w] = mask
+        return reach, holders
 
     # -- traced code across modules
 
@@ -965,8 +1031,7 @@ class ProjectView:
         # only modules that import this one, directly or not, can reach it through calls;
         # of those, only the ones that mention TensorFlow can hold graph roots
         idx, me = self.index, self.module
-        importers = idx._transitive_importers(me)
-        if not importers:
+        if not idx.importers(me):
             # a call from another module into this one needs a module that imports it:
             # with none (a script, a notebook's module, a file outside the walk) the
             # file's own roots cannot come back to it from elsewhere, and its summary
@@ -976,11 +1041,9 @@ class ProjectView:
         # modules first and read each other's from the cache (the answer is the same in
         # any order, see ProjectIndex.traced_from)
         salt = str(os.getpid())
-        for p in sorted(importers | {me.path},
-                        key=lambda p: hashlib.sha1((salt + p).encode("utf-8", "surrogatepass")).digest()):
-            other = idx.files().get(p) or me
-            if idx.scan(other)[1]:
-                idx.traced_from(other)
+        todo = [p for p in idx.root_holders_reaching(me) if p not in idx._closures]
+        for p in sorted(todo, key=lambda p: hashlib.sha1((salt + p).encode("utf-8", "surrogatepass")).digest()):
+            idx.traced_from(idx.files().get(p) or me)
         return dict(idx._traced_index.get(me.path, {}))
 
     def imported_elsewhere(self) -> bool:
