@@ -11,7 +11,7 @@ from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel
 from tflint.semantic.names import scalar_literal
-from tflint.semantic.project import ArgInfo, ExternalCall
+from tflint.semantic.project import ArgInfo, ExternalCall, where as _where
 from tflint.semantic.syntax import code as _code, names_read
 
 #: a Python loop with at most this many iterations traces at most this many graphs:
@@ -464,7 +464,7 @@ plot(tf.zeros([2]), 780)
             return
         site, arg = calls[0]
         more = len(calls) - 1
-        where = f"`{site.path}` (line {site.line})" + (f" and {more} more call site{'s' * (more > 1)}" if more else "")
+        where = _where(site.path, site.line) + (f" and {more} more call site{'s' * (more > 1)}" if more else "")
         self.report(param.name, self.MESSAGE_EXTERNAL.format(arg=arg.text, param=key, where=where, fn=callee.name))
 
     @fixes.offered_only_if_built
@@ -652,7 +652,7 @@ def train(model, batches):
         for site in sem.external_call_sites(factory):
             if site.in_loop:
                 self.report(node.name, self.MESSAGE.format(
-                    where=f"on every call of `{factory.name}`, which `{site.path}` calls in a loop (line {site.line})"))
+                    where=f"on every call of `{factory.name}`, which is called in a loop in {_where(site.path, site.line)}"))
                 return
 
     def _one_per_value(self, call: cst.Call, factory: FunctionInfo, reads: set[str], ctx: Ctx) -> bool:

@@ -104,7 +104,7 @@ def test_tfl401_and_tfl402_name_the_other_module(pkg: Path, run) -> None:
     r = run("check", "pkg/ops.py")
     found = codes_at(r.out, "pkg/ops.py")
     assert (10, "TFL402") in found and (17, "TFL401") in found, r.out
-    assert "which `pkg/trainer.py` calls in a loop (line 15)" in r.out
+    assert "which is called in a loop in `pkg/trainer.py` (line 15)" in r.out
     assert "`epoch` is a Python value that changes per call, passed as `factor` in `pkg/trainer.py` (line 16)" in r.out
 
 
@@ -415,3 +415,35 @@ def test_root_holders_reaching_follows_import_cycles_and_chains(project: Path) -
     assert reaching("a") == {"a"}        # d imports a but holds no roots
     assert reaching("d") == set()
     assert reaching("e") == {"e"}
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                       "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None,
+                                  "outputs": [], "source": c} for c in cells]})
+
+
+def test_a_notebook_hands_a_project_helper_to_dataset_map(project: Path, run) -> None:
+    # the notebook imports the helper from the folder beside it and maps it: the helper
+    # is traced, although no .py module of the project traces it
+    write(project, "utils/crops.py", "import random\n\n\ndef shuffle_crops(*crops):\n"
+                                     "    crops = list(crops)\n    random.shuffle(crops)\n    return tuple(crops)\n")
+    write(project, "notebooks/train.ipynb", _notebook(
+        "import sys\nsys.path.append('../utils')\n%matplotlib inline",
+        "import tensorflow as tf\nimport crops\n",
+        "ds = tf.data.Dataset.range(4).map(lambda i: (i, i))\nds = ds.map(crops.shuffle_crops)\n"))
+    r = run("check", "utils/crops.py")
+    assert codes_at(r.out, "utils/crops.py") == [(6, "TFL103")], r.out
+    assert "passed to `Dataset.map` in `notebooks/train.ipynb` (cell 3, line 2)" in r.out
+    # and the notebook itself is linted as before, with the project in view
+    r = run("check", "notebooks/train.ipynb")
+    assert r.rc == 0, r.out
+
+
+def test_an_unreadable_notebook_does_not_stop_the_index(project: Path, run) -> None:
+    write(project, "utils/crops.py", "import random\n\n\ndef pick(x):\n    return random.random() * x\n")
+    write(project, "broken.ipynb", "{not json")
+    write(project, "train.py", "import tensorflow as tf\nfrom utils.crops import pick\n\n"
+                               "ds = tf.data.Dataset.range(4).map(pick)\n")
+    r = run("check", "utils/crops.py")
+    assert codes_at(r.out, "utils/crops.py") == [(5, "TFL103")], r.out

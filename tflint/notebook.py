@@ -243,6 +243,23 @@ def build_module(nb: Notebook) -> None:
     nb.line_map = line_map
 
 
+def module_text(data: bytes) -> tuple[str, list[tuple[int, int, int] | None]] | None:
+    """The module a notebook's code cells make, as the engine lints it, and its line map
+    (see :class:`Notebook`), read without the schema validation: what the project index
+    needs of a notebook (its imports, calls and graph roots). None when it is no notebook
+    tflint can read."""
+    try:
+        text = data.decode("utf-8-sig")
+        raw = json.loads(text)
+        if not isinstance(raw, dict) or raw.get("nbformat") not in (3, 4):
+            return None
+        nb = Notebook(path="", text=text, had_bom=False, cells=_code_cells(raw, raw["nbformat"]))
+        build_module(nb)
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        return None
+    return nb.module, nb.line_map
+
+
 def _leading_indent(source: str) -> str:
     """IPython removes the indentation of a cell's first line from every line that
     starts with it (its ``leading_indent`` input transformer), so an indented cell runs."""
@@ -462,7 +479,12 @@ def lint(data: bytes | str, path: str, settings: Settings | None = None, *, noqa
     except NotebookError as e:
         return [_tfl001(path, str(e), e.line, e.column)]
     build_module(nb)
-    diags = lint_source(nb.module, path, settings) if nb.module.strip() else []
+    diags = []
+    if nb.module.strip():
+        from tflint.checking import project_view
+
+        view = project_view(path, settings) if settings is not None else None
+        diags = lint_source(nb.module, path, settings, project=view)
     if noqa:
         diags = noqa_mod.apply_noqa(diags, nb.module)
     return to_cells(nb, diags)

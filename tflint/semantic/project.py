@@ -31,6 +31,7 @@ from tflint.semantic.cache import IndexCache
 from tflint.semantic.names import (DATASET_METHODS, DATASET_ONLY_METHODS, KERAS_MODEL_BASES, KERAS_STEP_METHODS,
                                    TF_FUNCTION_NAMES, canonical)
 
+NOTEBOOK_SUFFIX = ".ipynb"
 #: files that name one of these mark the root of a project
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: folders never indexed (besides hidden ones)
@@ -192,6 +193,8 @@ class _Summarizer(ast.NodeVisitor):
         self.loops: list[list[ast.For | ast.While]] = [[]]
         self.tf_wrapped: list[tuple[str, str | None, int]] = []  # (name as written, enclosing fn, line)
         self.dataset_fns: list[tuple[str, str | None, str, int]] = []
+        #: (enclosing fn, name) of the names assigned a Dataset (``ds = tf.data...``)
+        self.dataset_names: set[tuple[str | None, str]] = set()
 
     # -- the walk: NodeVisitor's, with the method look-up cached per node type and the
     # children read straight from ``_fields`` (about twice as fast on big modules)
@@ -322,6 +325,15 @@ class _Summarizer(ast.NodeVisitor):
     visit_AsyncFor = _loop
     visit_While = _loop
 
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            key = (self.fn_stack[-1], node.targets[0].id)
+            if self._is_dataset(node.value):
+                self.dataset_names.add(key)  # ``ds = ds.map(...)`` keeps it one
+            else:
+                self.dataset_names.discard(key)
+
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
         dotted = _dotted(node.func)
@@ -351,6 +363,8 @@ class _Summarizer(ast.NodeVisitor):
             if d is not None and self.qualify(d).startswith(("tensorflow.data.", "tensorflow.compat.v2.data.")):
                 return True
             e = e.func.value
+        if isinstance(e, ast.Name):
+            return (self.fn_stack[-1], e.id) in self.dataset_names or (None, e.id) in self.dataset_names
         return False
 
     def _arg(self, key: str, value: ast.expr) -> ArgInfo:
@@ -481,6 +495,33 @@ def _mentions_function(text: str) -> bool:
     return _FUNCTION_IMPORT.search(text) is not None
 
 
+#: a line of a notebook's summary is ``cell * CELL_LINES + line in the cell`` (see :func:`where`)
+CELL_LINES = 1_000_000
+
+
+def where(path: str, line: int) -> str:
+    """A place in another file of the project, for messages: "`ops.py` (line 12)", or for
+    a notebook "`train.ipynb` (cell 4, line 2)"."""
+    if path.endswith(NOTEBOOK_SUFFIX) and line >= CELL_LINES:
+        return f"`{path}` (cell {line // CELL_LINES}, line {line % CELL_LINES})"
+    return f"`{path}` (line {line})"
+
+
+def _to_cells(s: "ModuleSummary", line_map: list[tuple[int, int, int] | None]) -> None:
+    """Number a notebook summary's lines by cell (the module's own lines mean nothing
+    to its reader)."""
+    def cell_line(n: int) -> int:
+        got = line_map[n] if 0 < n < len(line_map) else None
+        return got[0] * CELL_LINES + got[1] if got is not None else n
+
+    for f in s.functions.values():
+        f.line = cell_line(f.line)
+    for c in s.calls:
+        c.line = cell_line(c.line)
+    for p in s.passed:
+        p.line = cell_line(p.line)
+
+
 def summarize(source: str | bytes, module: str, is_package: bool = False,
               wrappers: Iterable[str] = ()) -> ModuleSummary | None:
     """The summary of one module's source, None when Python cannot parse it."""
@@ -581,8 +622,8 @@ class TracedFrom:
 
     def describe(self) -> str:
         if self.passed_to is not None:
-            return f"passed to {self.passed_to} in `{self.path}` (line {self.line}), {self.reason}"
-        return f"called from `{_short(self.caller)}` in `{self.path}` (line {self.line}), {self.reason}"
+            return f"passed to {self.passed_to} in {where(self.path, self.line)}, {self.reason}"
+        return f"called from `{_short(self.caller)}` in {where(self.path, self.line)}, {self.reason}"
 
 
 class ProjectIndex:
@@ -602,6 +643,8 @@ class ProjectIndex:
         #: per module path, the root-holding modules that reach it (a bit set), and the
         #: holders by bit (see :meth:`root_holders_reaching`)
         self._reach: tuple[dict[str, int], list[str]] | None = None
+        #: a notebook's line map, from reading it to summarizing it
+        self._cell_lines: dict[str, list[tuple[int, int, int] | None]] = {}
         self._fingerprint: str | None = None
         #: what the closures computed so far say: path -> {function: TracedFrom} for calls
         #: from other modules, and every (path, function) found traced
@@ -624,7 +667,7 @@ class ProjectIndex:
         for d, dirs, names in os.walk(self.root):
             dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x not in _SKIP_DIRS)
             for n in sorted(names):
-                if n.endswith(".py"):
+                if n.endswith((".py", NOTEBOOK_SUFFIX)):
                     count += 1
                     if count > MAX_MODULES:
                         return
@@ -632,6 +675,10 @@ class ProjectIndex:
 
     def _module_file(self, path: str) -> ModuleFile:
         d, fname = os.path.split(path)
+        if fname.endswith(NOTEBOOK_SUFFIX):
+            # no import names a notebook: it only imports and calls the project's modules
+            # (from its own folder, as Jupyter starts there), and hands them to tf.data
+            return ModuleFile(f"<notebook {self.relpath(path)}>", path, False, d)
         is_package = fname == "__init__.py"
         parts = [] if is_package else [fname[:-3]]
         while os.path.isfile(os.path.join(d, "__init__.py")) and d != self.root:
@@ -645,14 +692,21 @@ class ProjectIndex:
         path = os.path.abspath(path)
         if self._files is not None and path in self._files:
             return self._files[path]
-        return self._module_file(path) if path.endswith(".py") else None
+        return self._module_file(path) if path.endswith((".py", NOTEBOOK_SUFFIX)) else None
 
     def resolve_module(self, name: str, importer: ModuleFile) -> ModuleFile | None:
         """The project module ``name`` names, seen from ``importer``: the one beside it
         (the importer's own ``sys.path`` entry) first, else the only one of that name."""
-        self.files()
+        files = self.files()
         found = self._by_name.get(name)
         if not found:
+            # an implicit namespace package (a folder without __init__.py): ``utils.crops``
+            # is utils/crops.py beside the importer's sys.path entry or at the root
+            rel = name.replace(".", os.sep)
+            for base in dict.fromkeys((importer.base, os.path.dirname(importer.path), self.root)):
+                for cand in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+                    if cand in files:
+                        return files[cand]
             return None
         if len(found) == 1:
             return found[0]
@@ -694,12 +748,23 @@ class ProjectIndex:
     # -- reading, scanning, summarizing (through the cache)
 
     def _read(self, mf: ModuleFile) -> tuple[bytes, str] | None:
+        """The module's source and the hash of the file (a notebook: the module its code
+        cells make, as the engine lints it)."""
         try:
             with open(mf.path, "rb") as f:
                 data = f.read()
         except OSError:
             return None
-        return data, hashlib.sha1(data).hexdigest()
+        digest = hashlib.sha1(data).hexdigest()
+        if mf.path.endswith(NOTEBOOK_SUFFIX):
+            from tflint.notebook import module_text
+
+            got = module_text(data)
+            if got is None:
+                return None
+            data = got[0].encode("utf-8", "surrogatepass")
+            self._cell_lines[mf.path] = got[1]
+        return data, digest
 
     def _entry(self, mf: ModuleFile) -> dict | None:
         """The cache entry of a file whose size and mtime are unchanged, else a fresh one."""
@@ -746,6 +811,8 @@ class ProjectIndex:
                 got = self._read(mf)
                 if got is not None:
                     s = summarize(got[0], mf.name, mf.is_package, self.wrappers)
+                    if s is not None and mf.path in self._cell_lines:
+                        _to_cells(s, self._cell_lines.pop(mf.path))
                     if s is not None and self.cache is not None:
                         self.cache.store_summary(got[1], s.to_json())
         self._summaries[mf.path] = s
@@ -919,7 +986,7 @@ class ProjectIndex:
             if via_cur is None:
                 said = _which(why)
             elif via_cur.passed_to is not None and root == fn:
-                said = f"which is passed to {via_cur.passed_to} in `{via_cur.path}` (line {via_cur.line})"
+                said = f"which is passed to {via_cur.passed_to} in {where(via_cur.path, via_cur.line)}"
             else:
                 said = f"which is traced from `{_short(root)}` in `{root_file}`"
             for call in cur.calls:
@@ -1131,7 +1198,7 @@ def view_for(path: str, cache: bool = True, cache_dir: str | None = None,
              wrappers: Iterable[str] = ()) -> ProjectView | None:
     """The project view of one file, None when the file is in no project or the project
     cannot be indexed (never raises: the file is then linted on its own)."""
-    if not path or path.startswith("<") or not path.endswith(".py"):
+    if not path or path.startswith("<") or not path.endswith((".py", NOTEBOOK_SUFFIX)):
         return None
     try:
         idx = index_for(path, cache, cache_dir, wrappers)
