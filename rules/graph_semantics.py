@@ -9,7 +9,7 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic import Ctx, FunctionInfo, dotted_name
 from tflint.semantic.values import is_generator, self_attr_values
 from tflint.semantic.syntax import child_nodes
 
@@ -307,38 +307,6 @@ class Schedule(tf.Module):
 
 # ---------------------------------------------------------------------------------------
 # TFL109
-
-
-def _python_value_kind(sem: SemanticModel, v: cst.BaseExpression) -> str:
-    """"py" for a Python number/str/bool/container/NumPy value, "none" for None,
-    "obj" for another object (a call, a lambda, a tf.Variable, a model), "unknown"."""
-    if isinstance(v, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-                      cst.FormattedString, cst.List, cst.Dict, cst.Tuple, cst.Set, cst.ListComp, cst.DictComp,
-                      cst.SetComp)):
-        return "py"
-    if isinstance(v, cst.Name):
-        if v.value == "None":
-            return "none"
-        if v.value in ("True", "False"):
-            return "py"
-        return "unknown"
-    if isinstance(v, cst.UnaryOperation):
-        return _python_value_kind(sem, v.expression)
-    if isinstance(v, cst.BinaryOperation):
-        kinds = {_python_value_kind(sem, v.left), _python_value_kind(sem, v.right)}
-        if "obj" in kinds:
-            return "obj"
-        return "py" if "py" in kinds else "unknown"
-    if isinstance(v, cst.Call):
-        if sem.qualified_startswith(v.func, ("numpy.",)):
-            return "py"
-        if isinstance(v.func, cst.Name) and v.func.value in ("int", "float", "str", "bool", "list", "dict",
-                                                              "tuple", "set") and v.func.value not in sem.imports:
-            return "py"
-        return "obj"
-    if isinstance(v, (cst.Lambda, cst.GeneratorExp)):
-        return "obj"
-    return "unknown"
 
 
 def _is_main_guard(node: cst.CSTNode) -> bool:
@@ -671,10 +639,10 @@ class GAN(tf.Module):
             first = sem.module_assigns.get(name, ())
             if not first:
                 continue
-            kinds = [_python_value_kind(sem, v) for v in first if not _is_unknown(v)]
+            kinds = [sem.python_value_kind(v) for v in first if not _is_unknown(v)]
             glob = [g for g in self._global_assigns.get(name, ()) if not g[1]]
-            kinds += [_python_value_kind(sem, v) for v, _, _ in glob if v is not None]
-            kinds += [_python_value_kind(sem, v) for _, v, _ in self._module_rebinds.get(name, ()) if v is not None]
+            kinds += [sem.python_value_kind(v) for v, _, _ in glob if v is not None]
+            kinds += [sem.python_value_kind(v) for _, v, _ in self._module_rebinds.get(name, ()) if v is not None]
             if "obj" in kinds or "py" not in kinds:
                 continue
             if self._always_same_constant(name, glob):
@@ -715,7 +683,7 @@ class GAN(tf.Module):
     def _attr_rebinding(self, cls, attr: str, rebinds) -> str | None:
         sem = self.sem
         values = list(cls.init_attrs.get(attr, ())) + [v for _, v, _ in rebinds if v is not None]
-        kinds = {_python_value_kind(sem, v) for v in values}
+        kinds = {sem.python_value_kind(v) for v in values}
         if "obj" in kinds or "none" in kinds or "py" not in kinds or any(v is None for _, v, _ in rebinds):
             return None
         for node, _, method in rebinds:
@@ -783,7 +751,7 @@ class GAN(tf.Module):
             return None
         def_line = sem.line_of(root.node)
         for node, value, how in self._module_rebinds.get(name, ()):
-            if value is not None and _python_value_kind(sem, value) == "obj":
+            if value is not None and sem.python_value_kind(value) == "obj":
                 return None
         for node, value, how in self._module_rebinds.get(name, ()):
             line = sem.line_of(node)

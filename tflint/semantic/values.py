@@ -272,6 +272,39 @@ class ValueJudgements:
             node = parent
         return PARAMETER if name in fn.param_names else None
 
+    def python_value_kind(self, v: cst.BaseExpression) -> str:
+        """``"py"`` for a Python number/str/bool/container/NumPy value, ``"none"`` for None,
+        ``"obj"`` for another object (a call, a lambda, a tf.Variable, a model), "unknown". Asked of
+        the values a module-level name is rebound to (TFL109): what the expression itself says,
+        without following names."""
+        if isinstance(v, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                          cst.FormattedString, cst.List, cst.Dict, cst.Tuple, cst.Set, cst.ListComp, cst.DictComp,
+                          cst.SetComp)):
+            return "py"
+        if isinstance(v, cst.Name):
+            if v.value == "None":
+                return "none"
+            if v.value in ("True", "False"):
+                return "py"
+            return "unknown"
+        if isinstance(v, cst.UnaryOperation):
+            return self.python_value_kind(v.expression)
+        if isinstance(v, cst.BinaryOperation):
+            kinds = {self.python_value_kind(v.left), self.python_value_kind(v.right)}
+            if "obj" in kinds:
+                return "obj"
+            return "py" if "py" in kinds else "unknown"
+        if isinstance(v, cst.Call):
+            if self.qualified_startswith(v.func, ("numpy.",)):
+                return "py"
+            if isinstance(v.func, cst.Name) and v.func.value in ("int", "float", "str", "bool", "list", "dict",
+                                                                  "tuple", "set") and v.func.value not in self.imports:
+                return "py"
+            return "obj"
+        if isinstance(v, (cst.Lambda, cst.GeneratorExp)):
+            return "obj"
+        return "unknown"
+
     def _bindings_of(self, name: str, fn: FunctionInfo | None) -> tuple[FunctionInfo | None, list[cst.BaseExpression]]:
         """The innermost scope that assigns ``name`` (None: the module) and its values."""
         for f in fn.scope_chain() if fn is not None else ():
