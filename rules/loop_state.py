@@ -9,7 +9,7 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import target_names, Ctx, FunctionInfo
+from tflint.semantic import Ctx, target_names
 from tflint.semantic.syntax import assigned_in, code, names_read, walk_scope
 from tflint.semantic.values import container_kind, local_owner
 

@@ -10,7 +10,6 @@ bottom of the file).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, Iterable, Iterator
 
 import libcst as cst
