@@ -31,16 +31,19 @@ class ExecutionJudgements:
         ctx._traced = result
         return result
 
-    def _any_within_function(self, ctx: Ctx, key: str, test: Callable[[Ctx], bool]) -> bool:
-        """``any(test(c) for c in ctx.within_function())``, remembered per context: a
-        context's answer is its own test or its parent's, so the nodes of deeply nested
-        code (a 1,000-link elif chain) do not each walk the whole nesting again."""
+    def _any_within_function(self, ctx: Ctx, key: str, test: Callable[[Ctx], bool],
+                             across_functions: bool = False) -> bool:
+        """``any(test(c) for c in ctx.within_function())`` (with ``across_functions``, over
+        every enclosing context), remembered per context: a context's answer is its own
+        test or its parent's, so the nodes of deeply nested code (a 1,000-link elif chain)
+        do not each walk the whole nesting again."""
         memo = self._ancestor_memo.setdefault(key, {})
         path: list[Ctx] = []
         result = False
         c: Ctx | None = ctx
         while c is not None and c.node is not None:
-            if isinstance(c.node, (cst.FunctionDef, cst.Lambda)) and c.field in ("body", "params"):
+            if not across_functions and isinstance(c.node, (cst.FunctionDef, cst.Lambda)) and \
+                    c.field in ("body", "params"):
                 break
             known = memo.get(id(c))
             if known is not None:
@@ -186,23 +189,13 @@ class ExecutionJudgements:
         that the module binds once and never rebinds (``DEBUG = False``, TF Probability's
         ``JAX_MODE = False``)? Such code never runs as the module stands, so nothing in it
         is reported. Nested functions count: a ``def`` inside a dead branch is dead."""
-        memo = self._ancestor_memo.setdefault("dead", {})
-        path: list[Ctx] = []
-        result = False
-        c: Ctx | None = ctx
-        while c is not None and c.node is not None:
-            known = memo.get(id(c))
-            if known is not None:
-                result = known
-                break
-            path.append(c)
-            c = c.parent
-        for c in reversed(path):
-            if not result and type(c.node) is cst.If and c.field in ("body", "orelse"):
-                truth = self._constant_truth(c.node.test, c.fn)  # type: ignore[union-attr]
-                result = truth is not None and truth is (c.field == "orelse")
-            memo[id(c)] = result
-        return result
+        return self._any_within_function(ctx, "dead", self._ruled_out, across_functions=True)
+
+    def _ruled_out(self, c: Ctx) -> bool:
+        if type(c.node) is not cst.If or c.field not in ("body", "orelse"):
+            return False
+        truth = self._constant_truth(c.node.test, c.fn)  # type: ignore[union-attr]
+        return truth is not None and truth is (c.field == "orelse")
 
     def _constant_truth(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool | None:
         negate = False
