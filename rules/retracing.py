@@ -582,6 +582,33 @@ model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 for checkpoint in range(3):
     evaluate(model, tf.data.Dataset.from_tensors(tf.ones((1, 2))))
 ''',
+        '''import tensorflow as tf
+
+MODELS = {}
+
+def build_model(config):
+    return tf.keras.Sequential([tf.keras.layers.Dense(config["units"])])
+
+def evaluate(ckpt, ds):
+    model = build_model({"units": 1})       # a new model per checkpoint: a factory's result
+    @tf.function
+    def step(x):
+        return model(x)
+    return [step(x) for x in ds]
+
+def evaluate_registered(name, ckpt, ds):
+    model = MODELS[name]({"units": 1})      # built by a registry's factory...
+    tf.train.Checkpoint(model=model).restore(ckpt)   # ...and restored: trackable state
+    @tf.function
+    def step(x):
+        return model(x)
+    return [step(x) for x in ds]
+
+ds = tf.data.Dataset.from_tensors(tf.ones((1, 2)))
+for ckpt in ["ckpt-1", "ckpt-2"]:
+    evaluate(ckpt, ds)
+    evaluate_registered("dense", ckpt, ds)
+''',
     )
     INVALID = (
         '''import tensorflow as tf

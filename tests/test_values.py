@@ -285,3 +285,34 @@ def test_a_binding_that_may_be_skipped_or_come_back_decides_nothing(body: str) -
     use = fn.returns[-1]
     assert sem.dominating_binding(use, fn) is None
     assert sem.value_of(use, fn).may_be_tensor or sem.value_of(use, fn).unknown
+
+
+def test_a_parameter_passed_on_through_a_long_chain_keeps_its_callers_value() -> None:
+    # each helper passes `s` on as it is; the chain is longer than the model's recursion
+    # limit, and the answer must not depend on it (Keras 3: an `if` on it would fail)
+    n = 40
+    src = "def f0(x, s):\n    return f1(x, s)\n\n" + "".join(
+        f"def f{i}(x, s):\n    return f{i + 1}(x, s)\n\n" for i in range(1, n)) + \
+        f"def f{n}(x, s):\n    return s\n\n" + "probe = f0(1, 0.5)\n"
+    sem = model(src)
+    last = next(f for f in sem.functions if f.name == f"f{n}")
+    assert sem.param_value(last, "s").is_python
+    assert sem.param_value(last, "x").is_python
+
+
+def test_a_varying_value_names_every_hop_of_its_chain() -> None:
+    src = """\
+        def inner(lr):
+            return lr
+
+        def outer(lr):
+            return inner(lr)
+
+        for epoch in range(10):
+            outer(epoch * 0.1)
+        """
+    sem = model(src)
+    fn = next(f for f in sem.functions if f.name == "inner")
+    v = sem.param_value(fn, "lr")
+    assert v.varies
+    assert v.why.endswith("passed to `outer()` at line 8, passed to `inner()` at line 5"), v.why

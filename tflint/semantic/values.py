@@ -1009,7 +1009,9 @@ class ValueFlow:
             return lat.UNKNOWN
         ret = self.returns_value(callee, d)
         if not ret.is_python:
-            return ret if ret.is_tensor else lat.UNKNOWN
+            # a tensor, or one kind of TensorFlow state (``build_model()`` returning a
+            # ``keras.Sequential``); anything mixed says nothing
+            return ret if ret.is_tensor or ret.kind == lat.Kind.STATE else lat.UNKNOWN
         args = [self.value_of(a.value, fn, d) for a in call.args]
         varying = next((a for a in args if a.varies), None)
         if varying is not None:
@@ -1167,6 +1169,35 @@ class ValueFlow:
             return lat.UNKNOWN
         if param.star in ("*", "**"):
             return lat.OBJECT
+        constructor = fn.name == "__init__" and fn.cls is not None
+        # A parameter passed on as it is (``def f(x, s): return g(x, s)``) is followed to
+        # the callers of the function that passes it, in a loop rather than by recursion:
+        # a chain of forwarding helpers, however long, answers as its callers' values do
+        parts: list[lat.Value] = []
+        work: list[tuple[FunctionInfo, str, tuple]] = [(fn, name, ())]
+        seen: set[tuple[int, str]] = set()
+        while work:
+            f, p, trail = work.pop()
+            if (id(f), p) in seen:
+                continue
+            seen.add((id(f), p))
+            got = self._arguments_of(f, p, d, trail, parts, work)
+            if got is not None:
+                return got
+        v = lat.join_all([p for p in parts if p.kind] or [_BOTTOM])
+        if constructor and not v.may_be_tensor:
+            return v
+        return v if v.is_python else lat.UNKNOWN
+
+    def _arguments_of(self, fn: FunctionInfo, name: str, d: int, trail: tuple, parts: list[lat.Value],
+                      work: list[tuple[FunctionInfo, str, tuple]]) -> lat.Value | None:
+        """Add to ``parts`` the values the calls of ``fn`` give parameter ``name`` (and to
+        ``work`` the callers that pass on a parameter of their own); a value to answer
+        at once (unknown) when the calls cannot tell. ``trail``: the (function, call) hops
+        already followed, for the message of a varying value."""
+        param = next((p for p in fn.params if p.name.value == name), None)
+        if param is None or param.star:
+            return lat.UNKNOWN
         if fn.root_reason is not None and not fn.tf_function:
             return lat.UNKNOWN  # Keras and tf.data call it with tensors, never this module
         constructor = fn.name == "__init__" and fn.cls is not None
@@ -1174,8 +1205,10 @@ class ValueFlow:
         if not sites:
             # objects are built eagerly from configuration: a constructor's parameters
             # are Python values or other objects (layers, optimizers), not tensors
-            return lat.Value(lat.PYTHON | lat.Kind.STATE) if constructor else lat.UNKNOWN
-        parts: list[lat.Value] = []
+            if constructor:
+                parts.append(lat.Value(lat.PYTHON | lat.Kind.STATE))
+                return None
+            return lat.UNKNOWN
         for call, ctx in sites:
             bound = self.bound_args(call, fn, constructor=constructor)  # type: ignore[attr-defined]
             if bound is None:
@@ -1190,15 +1223,20 @@ class ValueFlow:
             elif isinstance(arg, tuple):  # from a config dict: (value, the dict's scope)
                 parts.append(self.value_of(arg[0], arg[1], d))
             else:
-                a = self.value_of(arg.value, ctx.fn, d)
+                caller = ctx.fn
+                if isinstance(arg.value, cst.Name) and caller is not None and \
+                        not (caller.name == "__init__" and caller.cls is not None) and \
+                        caller.self_name != arg.value.value and \
+                        self.binding_of(arg.value.value, caller) == ("param", caller):
+                    work.append((caller, arg.value.value, ((fn, call),) + trail))
+                    continue
+                a = self.value_of(arg.value, caller, d)
                 if a.varies and a.why:
-                    line = self.line_of(call)  # type: ignore[attr-defined]
-                    a = lat.Value(a.kind, why=f"{a.why}, passed to `{fn.name}()` at line {line}", count=a.count)
+                    hops = "".join(f", passed to `{f.name}()` at line {self.line_of(c)}"  # type: ignore[attr-defined]
+                                   for f, c in ((fn, call),) + trail)
+                    a = lat.Value(a.kind, why=f"{a.why}{hops}", count=a.count)
                 parts.append(a)
-        v = lat.join_all([p for p in parts if p.kind] or [_BOTTOM])
-        if constructor and not v.may_be_tensor:
-            return v
-        return v if v.is_python else lat.UNKNOWN
+        return None
 
     def instance_class(self, expr: cst.BaseExpression, fn: FunctionInfo | None):
         """The class of this module that ``expr`` is an instance of, when every binding of
@@ -1271,9 +1309,21 @@ class ValueFlow:
         outer = fn.parent
         if outer is None:
             return False
-        return any(name in outer.assigns and any(self.value_of(v, outer).kind == lat.Kind.STATE or
-                                                 _constructs(self, v) for v in outer.assigns[name])
-                   for name in self.closure_reads(fn))
+        reads = self.closure_reads(fn)
+        if any(name in outer.assigns and any(self.value_of(v, outer).kind == lat.Kind.STATE or
+                                             _constructs(self, v) for v in outer.assigns[name])
+               for name in reads):
+            return True
+        # an object the enclosing function builds and hands to ``tf.train.Checkpoint`` (to
+        # restore it) is trackable state, whatever call built it (a registry's factory)
+        for call, _ in outer.calls:
+            if self.resolves_to(call.func, _CHECKPOINT_CLASSES):  # type: ignore[attr-defined]
+                for a in call.args:
+                    v = a.value
+                    if isinstance(v, cst.Name) and v.value in reads and \
+                            any(isinstance(b, cst.Call) for b in outer.assigns.get(v.value, ())):
+                        return True
+        return False
 
     def closure_reads(self, fn: FunctionInfo) -> set[str]:
         """The names of its enclosing function that a nested function reads, directly or
@@ -1511,6 +1561,10 @@ def _range_count(args: list[cst.BaseExpression]) -> int | None:
         step = vals[2] if len(vals) == 3 else 1
         return max(0, (vals[1] - vals[0]) // (step or 1))
     return None
+
+
+_CHECKPOINT_CLASSES = frozenset({"tensorflow.train.Checkpoint", "tensorflow.compat.v2.train.Checkpoint",
+                                 "tensorflow.train.CheckpointManager"})
 
 
 def _constructs(sem, v: cst.BaseExpression) -> bool:
