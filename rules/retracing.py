@@ -12,7 +12,7 @@ from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel
 from tflint.semantic.names import scalar_literal
 from tflint.semantic.project import ArgInfo, ExternalCall, where as _where
-from tflint.semantic.syntax import code as _code, names_read
+from tflint.semantic.syntax import code as _code, name_nodes, names_read, walk_scope
 
 #: a Python loop with at most this many iterations traces at most this many graphs:
 #: a handful of graphs is a deliberate specialization, not a retracing problem
@@ -609,6 +609,26 @@ for ckpt in ["ckpt-1", "ckpt-2"]:
     evaluate(ckpt, ds)
     evaluate_registered("dense", ckpt, ds)
 ''',
+        '''import tensorflow as tf
+
+def get_step_fn(scale):
+    @tf.function
+    def step(x):
+        return x * scale
+    return step
+
+class Server:
+    def __init__(self, devices):
+        self.fns = []
+        for device in devices:
+            fn = get_step_fn(2.0)         # one per device, kept by the server
+            self.fns.append(fn)
+
+def serve(server):
+    for device in ["cpu:0", "cpu:1"]:
+        handler = get_step_fn(1.0)        # handed to the server, which keeps it
+        server.bind(handler)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -632,6 +652,23 @@ def run_epoch(model, batches):
 def train(model, batches):
     for epoch in range(10):
         run_epoch(model, batches)
+''',
+        '''import tensorflow as tf
+
+def get_train_step_fn():
+    @tf.function
+    def train_step(x, w):  # TFL402
+        return tf.reduce_sum(x * w)
+    return train_step
+
+def fit_one_epoch(w, batches):
+    train_step = get_train_step_fn()      # a new tf.function for every epoch
+    for x in batches:
+        train_step(x, w)
+
+def train(w, batches):
+    for epoch in range(10):
+        fit_one_epoch(w, batches)
 ''',
     )
 
@@ -662,13 +699,23 @@ def train(model, batches):
                 self.report(node.name, self.MESSAGE.format(where="in every iteration of this loop"))
             return
         factory = ctx.fn
-        if factory is None or factory.traced or not self._name_called_within(name, factory.node, factory):
+        if factory is None or factory.traced:
+            return
+        hands_out = any(isinstance(r, cst.Name) and r.value == name for r in factory.returns)
+        if not hands_out and not self._name_called_within(name, factory.node, factory):
             return
         if sem.closes_over_fresh_state(info):
             return  # hoisting cannot help: the function uses objects built anew on every call
-        if any(isinstance(r, cst.Name) and any(n.name == r.value for n in factory.nested) for r in factory.returns):
-            return  # a factory that hands its functions out: the caller keeps and reuses them
         reads = sem.closure_reads(info) & factory.param_names
+        if hands_out or any(isinstance(r, cst.Name) and any(n.name == r.value for n in factory.nested)
+                            for r in factory.returns):
+            # a factory that hands its functions out: the caller keeps and reuses them,
+            # unless it asks for a new one in every iteration of a loop, or in a function
+            # that is itself called in a loop and keeps the result only in a local
+            where = self._handed_out_per_iteration(factory, reads)
+            if where is not None:
+                self.report(node.name, self.MESSAGE.format(where=where))
+            return
         for call, cctx in sem.all_calls:
             if sem.resolve_callee(call, cctx.fn) is factory and next(sem.python_loops(cctx), None) is not None:
                 if self._one_per_value(call, factory, reads, cctx):
@@ -681,6 +728,49 @@ def train(model, batches):
                 self.report(node.name, self.MESSAGE.format(
                     where=f"on every call of `{factory.name}`, which is called in a loop in {_where(site.path, site.line)}"))
                 return
+
+    def _handed_out_per_iteration(self, factory: FunctionInfo, reads: set[str]) -> str | None:
+        sem = self.sem
+        for call, cctx in sem.all_calls:
+            if sem.resolve_callee(call, cctx.fn) is not factory:
+                continue
+            user = cctx.fn
+            if user is None or user.traced or sem.enclosing_guard(cctx) is not None:
+                continue
+            local = next((n for n, vs in user.assigns.items() if any(v is call for v in vs)), None)
+            if local is None or sem.binding_of(local, user) != ("local", user) or \
+                    not self._only_called(local, user.node):
+                continue  # kept beyond the call: returned, stored, handed to a server, ...
+            loop = next(sem.python_loops(cctx), None)
+            if loop is not None:
+                if self._one_per_value(call, factory, reads, cctx):
+                    continue
+                return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
+            for outer, octx in sem.all_calls:
+                if sem.resolve_callee(outer, octx.fn) is user and next(sem.python_loops(octx), None) is not None:
+                    return (f"on every call of `{factory.name}` by `{user.name}`, which is called in a loop "
+                            f"(line {sem.line_of(outer)})")
+            if user.parent is None and user.cls is None:
+                for site in sem.external_call_sites(user):
+                    if site.in_loop:
+                        return (f"on every call of `{factory.name}` by `{user.name}`, which is called in a loop "
+                                f"in {_where(site.path, site.line)}")
+        return None
+
+    def _only_called(self, local: str, scope: cst.CSTNode) -> bool:
+        """Is ``local`` only assigned and called (``step(x)``, ``step.method()``) in
+        ``scope``: never returned, stored or handed to another call?"""
+        funcs: set[int] = set()
+        targets: set[int] = set()
+        for n in walk_scope(scope):
+            if type(n) is cst.Call:
+                f = n.func  # type: ignore[attr-defined]
+                f = f.value if type(f) is cst.Attribute else f
+                if type(f) is cst.Name and f.value == local:
+                    funcs.add(id(f))
+            elif type(n) is cst.AssignTarget and type(n.target) is cst.Name:  # type: ignore[attr-defined]
+                targets.add(id(n.target))  # type: ignore[attr-defined]
+        return all(id(n) in funcs or id(n) in targets for n in name_nodes(scope) if n.value == local)
 
     def _one_per_value(self, call: cst.Call, factory: FunctionInfo, reads: set[str], ctx: Ctx) -> bool:
         """Does the loop pass the factory a new value (a device, a host, a config) for a
