@@ -523,6 +523,26 @@ class GAN(tf.Module):
         d = self.train_step(x)
         self.pl_mean = 0.99 * self.pl_mean + 0.01 * np.mean(d)
 ''',
+        '''from contextlib import contextmanager
+
+import tensorflow as tf
+
+class Policy(tf.Module):
+    def __init__(self):
+        self._deterministic = False
+
+    @contextmanager
+    def evaluation_mode(self):
+        self._deterministic = True
+        yield
+        self._deterministic = False
+
+    @tf.function
+    def actions(self, obs):
+        if self._deterministic:  # TFL109
+            return obs * 0.0
+        return obs + tf.random.normal(tf.shape(obs))
+''',
     )
 
     def __init__(self, sem, sink) -> None:
@@ -694,6 +714,12 @@ class GAN(tf.Module):
             if called:
                 return (f"rebound in `{method.name}` (line {sem.line_of(node)}), which calls "
                         f"`{called[0].func.attr.value}`")  # type: ignore[attr-defined]
+            if isinstance(method.node, cst.FunctionDef) and any(
+                    sem.resolves_to(d.decorator, {"contextlib.contextmanager"}) for d in method.node.decorators):
+                # ``with policy.evaluation_mode(): ...``: set around the code it wraps,
+                # which calls the traced methods, by then traced with the other value
+                return (f"rebound in `{method.name}` (line {sem.line_of(node)}), a context manager "
+                        f"that changes it around the code it wraps")
         return None
 
     def _attr_stores(self, fn: FunctionInfo) -> set[int]:
