@@ -395,7 +395,7 @@ def to_finding(raw: dict, ex: Extracted, dest: Path,
         texts = [key_text(t) for _, _, t in rows]
         idx = next((i for i, (c, ln, _) in enumerate(rows) if c == cell and ln == row), None)
         text = texts[idx] if idx is not None else ""
-        where = f"{rel}:cell {cell}:{row}"
+        where = f"{rel}:cell {cell}:{row}" if cell is not None else f"{rel}:{row}"  # the notebook as a whole
         occ = texts[:idx].count(text) if idx is not None else 0
         return Finding(ex.entry.repo, rel, raw["code"], occ, text, where, raw["message"])
     lines = source_lines(fpath, cache)
