@@ -149,7 +149,7 @@ def read(data: bytes | str, path: str) -> Notebook:
     if invalid is not None:
         # the schema says no, but the code cells can be read: report both the problem
         # and the findings (a missing execution_count must not hide a bug)
-        nb.problems.append(_tfl001(path, invalid))
+        nb.problems.append(_tfl001(path, f"{invalid}; its code cells are checked all the same"))
     return nb
 
 
