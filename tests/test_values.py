@@ -316,3 +316,19 @@ def test_a_varying_value_names_every_hop_of_its_chain() -> None:
     v = sem.param_value(fn, "lr")
     assert v.varies
     assert v.why.endswith("passed to `outer()` at line 8, passed to `inner()` at line 5"), v.why
+
+
+def test_an_answer_cut_at_the_depth_limit_does_not_stick_to_later_questions() -> None:
+    # a30 is too far from its literal for the model; a10 is not. Asking about a30 first
+    # must not leave a10 unknown (the answer must not depend on the order of questions)
+    src = "def f():\n    a0 = 0.5\n" + "".join(f"    a{i} = a{i - 1}\n" for i in range(1, 31)) + \
+        "    return a10\n    return a30\n"
+    sem = model(src)
+    fn = next(f for f in sem.functions if f.name == "f")
+    a10, a30 = fn.returns
+    alone = model(src)
+    fresh = alone.value_of(next(f for f in alone.functions if f.name == "f").returns[0],
+                           next(f for f in alone.functions if f.name == "f"))
+    assert fresh == lat.const(0.5)
+    sem.value_of(a30, fn)
+    assert sem.value_of(a10, fn) == fresh

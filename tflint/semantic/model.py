@@ -56,6 +56,12 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _values: dict = field(default_factory=dict)
     _returns: dict = field(default_factory=dict)
     _params: dict = field(default_factory=dict)
+    #: answers of the value model computed past its depth limit: kept only for the
+    #: question being answered (see ValueFlow._remember), with the count of cuts so far
+    #: and how many questions are open
+    _cut_memo: dict = field(default_factory=dict)
+    _cuts: int = 0
+    _open: int = 0
     _all_sites: dict | None = None
     #: names assigned through ``global`` in some function
     globally_rebound: set[str] = field(default_factory=set)

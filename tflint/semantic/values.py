@@ -849,16 +849,35 @@ class ValueFlow:
     def value_of(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> lat.Value:
         key = (id(expr), id(fn))
         memo = self._values  # type: ignore[attr-defined]
-        hit = memo.get(key)
+        hit = memo.get(key) or self._cut_memo.get(("v", key))  # type: ignore[attr-defined]
         if hit is not None:
             return hit[1]
         if _depth > 24:
+            self._cuts += 1  # type: ignore[attr-defined]
             return lat.UNKNOWN
         # the memo holds the node too, so that its id is not reused by a later node
         memo[key] = (expr, _BOTTOM)  # a value defined through itself adds nothing to the join
-        v = self._value(expr, fn, _depth + 1)
-        memo[key] = (expr, v)
-        return v
+        return self._remember(memo, key, lambda: (expr, self._value(expr, fn, _depth + 1)), "v")[1]
+
+    def _remember(self, memo: dict, key: object, compute, kind: str):
+        """``memo[key] = compute()``, unless the answer was cut at the depth limit: then
+        another question, reaching the same expression with more depth left, could know
+        more, so it is kept only until the outermost question is answered. Answers thus
+        never depend on which question came first."""
+        self._open += 1  # type: ignore[attr-defined]
+        before = self._cuts  # type: ignore[attr-defined]
+        try:
+            got = compute()
+        finally:
+            self._open -= 1  # type: ignore[attr-defined]
+        if self._cuts != before:  # type: ignore[attr-defined]
+            memo.pop(key, None)
+            self._cut_memo[(kind, key)] = got  # type: ignore[attr-defined]
+        else:
+            memo[key] = got
+        if not self._open:  # type: ignore[attr-defined]
+            self._cut_memo.clear()  # type: ignore[attr-defined]
+        return got
 
     # ----------------------------------------------------------------- expressions
 
@@ -1044,19 +1063,21 @@ class ValueFlow:
         """One summary per function: the join of what its ``return`` statements give
         (with its parameters as every call site binds them). None when it returns nothing."""
         memo = self._returns  # type: ignore[attr-defined]
-        hit = memo.get(id(fn))
+        hit = memo.get(id(fn)) or self._cut_memo.get(("r", id(fn)))  # type: ignore[attr-defined]
         if hit is not None:
             return hit
         memo[id(fn)] = _BOTTOM
-        if isinstance(fn.node, cst.Lambda):
-            values = [self.value_of(fn.node.body, fn, _depth)]
-        elif is_generator(fn):
-            values = [lat.OBJECT]
-        else:
-            values = [self.value_of(r, fn, _depth) for r in fn.returns] or [lat.const(None)]
-        v = lat.join_all([x for x in values if x.kind] or [_BOTTOM])
-        memo[id(fn)] = v
-        return v
+
+        def compute() -> lat.Value:
+            if isinstance(fn.node, cst.Lambda):
+                values = [self.value_of(fn.node.body, fn, _depth)]
+            elif is_generator(fn):
+                values = [lat.OBJECT]
+            else:
+                values = [self.value_of(r, fn, _depth) for r in fn.returns] or [lat.const(None)]
+            return lat.join_all([x for x in values if x.kind] or [_BOTTOM])
+
+        return self._remember(memo, id(fn), compute, "r")
 
     # ----------------------------------------------------------------- names
 
@@ -1152,13 +1173,11 @@ class ValueFlow:
         one site gives a varying value; anything else is unknown."""
         key = (id(fn), name)
         memo = self._params  # type: ignore[attr-defined]
-        hit = memo.get(key)
+        hit = memo.get(key) or self._cut_memo.get(("p", key))  # type: ignore[attr-defined]
         if hit is not None:
             return hit
         memo[key] = _BOTTOM
-        v = self._param_value(fn, name, _depth)
-        memo[key] = v
-        return v
+        return self._remember(memo, key, lambda: self._param_value(fn, name, _depth), "p")
 
     def _param_value(self, fn: FunctionInfo, name: str, d: int) -> lat.Value:
         if name == fn.self_name or (fn.cls is not None and name == "cls" and fn.params and
