@@ -670,6 +670,19 @@ def train(w, batches):
     for epoch in range(10):
         fit_one_epoch(w, batches)
 ''',
+        '''import tensorflow as tf
+
+def make_step(model):
+    @tf.function
+    def step(x):  # TFL402
+        return model(x)
+    return step
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+for epoch in range(10):                   # a notebook's training loop
+    step = make_step(model)
+    step(tf.ones((1, 2)))
+''',
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
@@ -735,7 +748,17 @@ def train(w, batches):
             if sem.resolve_callee(call, cctx.fn) is not factory:
                 continue
             user = cctx.fn
-            if user is None or user.traced or sem.enclosing_guard(cctx) is not None:
+            if user is None:
+                # a script or notebook: `for epoch in ...: step = make_step(); step(x)`
+                local = next((n for n, vs in sem.module_assigns.items() if any(v is call for v in vs)), None)
+                if local is not None and next(sem.python_loops(cctx), None) is not None and \
+                        self._only_called(local, sem.module) and \
+                        not any(local in names_read(f.node.body) and local not in f.bound and local not in f.param_names
+                                for f in sem.functions) and \
+                        not self._one_per_value(call, factory, reads, cctx):
+                    return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
+                continue
+            if user.traced or sem.enclosing_guard(cctx) is not None:
                 continue
             local = next((n for n, vs in user.assigns.items() if any(v is call for v in vs)), None)
             if local is None or sem.binding_of(local, user) != ("local", user) or \
