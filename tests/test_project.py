@@ -447,3 +447,32 @@ def test_an_unreadable_notebook_does_not_stop_the_index(project: Path, run) -> N
                                "ds = tf.data.Dataset.range(4).map(pick)\n")
     r = run("check", "utils/crops.py")
     assert codes_at(r.out, "utils/crops.py") == [(5, "TFL103")], r.out
+
+
+HEAD = '''import tensorflow as tf
+
+
+class Head(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2)
+
+    @tf.function
+    def call(self, x):
+        self.cls_scores = self.dense(x)
+        self.cls_prob = tf.nn.softmax(self.cls_scores)
+        return self.cls_prob
+'''
+
+
+@pytest.mark.parametrize("user, expected", [
+    # the other module only calls the layer: the tensors kept on it live for one trace
+    ("from heads import Head\n\nhead = Head()\nprint(head(1.0))\n", []),
+    # the other module reads one of them after the call: that one is stale there
+    ("from heads import Head\n\nhead = Head()\nhead(1.0)\nprint(head.cls_prob)\n", [(12, "TFL107")]),
+])
+def test_tfl107_asks_whether_another_module_names_the_attribute(project: Path, run, user, expected) -> None:
+    write(project, "heads.py", HEAD)
+    write(project, "train.py", user)
+    r = run("check", "--no-cache", "heads.py")
+    assert codes_at(r.out, "heads.py") == expected, r.out

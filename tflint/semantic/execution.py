@@ -366,8 +366,8 @@ class ExecutionJudgements:
     def read_only_in_traced_code(self, attr: str) -> bool:
         """Whether every read of an attribute named ``attr`` (``self.batch_size``,
         ``model.batch_size``: any object, as the name alone is known) is in traced code,
-        and no other module can read it (a notebook, a script no module imports, or a
-        private ``_name``). A tensor stored there in one trace and read later in the same
+        and no other module can read it (a notebook, a script no module imports, a
+        private ``_name``, or a name no other file of the project mentions). A tensor stored there in one trace and read later in the same
         trace (``self.batch_size = tf.shape(x)[0]`` in ``train_step``, read by a helper
         method it calls) lives for that trace only, as a local would. Assignments are not
         reads; ``x.attr += ...`` is."""
@@ -382,8 +382,9 @@ class ExecutionJudgements:
         return self.path.endswith(".ipynb") or self.project is not None and not self.project.imported_elsewhere()
 
     def _attr_reads_traced(self, attr: str) -> bool:
-        if not attr.startswith("_") and not self.all_uses_in_view():
-            return False
+        if not attr.startswith("_") and not self.all_uses_in_view() and \
+                (self.project is None or self.project.attribute_named_elsewhere(attr)):
+            return False  # another module may read it (no other module names it: none does)
         stores: set[int] = set()
         stack: list[tuple[cst.CSTNode, FunctionInfo | None]] = [(self.module, None)]
         while stack:

@@ -643,6 +643,8 @@ class ProjectIndex:
         #: per module path, the root-holding modules that reach it (a bit set), and the
         #: holders by bit (see :meth:`root_holders_reaching`)
         self._reach: tuple[dict[str, int], list[str]] | None = None
+        #: attribute name -> the modules whose text names ``.attr`` (see :meth:`attribute_named`)
+        self._attr_named: dict[str, set[str]] = {}
         #: a notebook's line map, from reading it to summarizing it
         self._cell_lines: dict[str, list[tuple[int, int, int] | None]] = {}
         self._fingerprint: str | None = None
@@ -830,6 +832,23 @@ class ProjectIndex:
                             rev.setdefault(target.path, set()).add(other.path)
             self._importers = rev
         return self._importers.get(mf.path, set())
+
+    def attribute_named(self, attr: str, besides: str) -> bool:
+        """Whether a module of the project other than ``besides`` names ``.attr`` in its
+        text: read from the files when first asked for a name (a question only a
+        candidate finding asks), then remembered."""
+        got = self._attr_named.get(attr)
+        if got is None:
+            pattern = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
+            got = self._attr_named[attr] = set()
+            for path in self.files():
+                try:
+                    with open(path, "rb") as f:
+                        if pattern.search(f.read()):
+                            got.add(path)
+                except OSError:
+                    got.add(path)  # unreadable: it may name it
+        return bool(got - {besides})
 
     def root_holders_reaching(self, mf: ModuleFile) -> list[str]:
         """The modules that may hold graph roots (:func:`may_hold_roots`) among ``mf``
@@ -1118,6 +1137,15 @@ class ProjectView:
         cannot be indexed: nothing is known)."""
         try:
             return bool(self.index.importers(self.module))
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return True
+
+    def attribute_named_elsewhere(self, attr: str) -> bool:
+        """Whether the text of another module (or notebook) of the project names an
+        attribute ``attr`` (``.attr``, of any object: the name alone is known). True when
+        the project cannot be read: nothing is known."""
+        try:
+            return self.index.attribute_named(attr, self.module.path)
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return True
 
