@@ -198,6 +198,21 @@ plot(tf.zeros([2]), 389)
 plot(tf.zeros([2]), 389)
 plot(tf.zeros([2]), tf.constant(555))
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def get_iou(a, b, iou_type="iou"):
+    v = a * b
+    if iou_type == "iou":              # a mode switch: each mode is a graph of its own
+        return v
+    if iou_type in ("diou", "giou"):
+        return v - 1.0
+    return v + 1.0
+
+iou = get_iou(tf.constant(1.0), tf.constant(2.0), iou_type="iou")
+diou = get_iou(tf.constant(1.0), tf.constant(2.0), iou_type="diou")
+ciou = get_iou(tf.constant(1.0), tf.constant(2.0), iou_type="ciou")
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -395,13 +410,17 @@ plot(tf.zeros([2]), 780)
                 continue
             lits = {a.text for _, a in calls if a.kind == "literal"}
             local = literal_sites.get((id(callee), key), [])
+            if self._mode_switch(callee, key, lits | {_literal_repr(lit) for _, lit, _, _ in local}):
+                continue
             if lits and len(lits | {_literal_repr(lit) for _, lit, _, _ in local}) >= LITERAL_VARIANTS:
                 self._report_external(callee, key, [(c, a) for c, a in calls if a.kind == "literal"])
                 if len({lit for _, lit, _, _ in local}) < LITERAL_VARIANTS:  # else reported below
                     for value, _, ctx, _ in local:
                         self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
                                     fix=self._fix(value, ctx))
-        for sites in literal_sites.values():
+        for (_, key), sites in literal_sites.items():
+            if self._mode_switch(sites[0][3], key, {lit for _, lit, _, _ in sites}):
+                continue
             if len({lit for _, lit, _, _ in sites}) >= LITERAL_VARIANTS:
                 done: set[int] = set()
                 for value, lit, ctx, callee in sites:
@@ -411,6 +430,12 @@ plot(tf.zeros([2]), 780)
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name,
                                                            why=self._forwarded_why(forwarded.get(id(value)))),
                                 fix=self._fix(value, ctx))
+
+    def _mode_switch(self, callee: FunctionInfo, key: str, literals: set[str]) -> bool:
+        """String literals for a parameter the tf.function only compares with strings:
+        each selects a graph of its own, traced once by design."""
+        return bool(literals) and all(lit[:1] in ("'", '"') for lit in literals) and \
+            self.sem.selects_by_string(callee, key)
 
     def _forwarded_why(self, got: tuple[FunctionInfo, list[tuple[str, cst.Call]]] | None) -> str:
         """" (a parameter of `plot`, called with 555 (line 97), 780 (line 98))" for an
