@@ -10,6 +10,7 @@ import libcst as cst
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, dotted_name
+from tflint.semantic import lattice as lat
 from tflint.semantic.values import is_generator, self_attr_values
 from tflint.semantic.syntax import child_nodes
 
@@ -543,6 +544,28 @@ class Policy(tf.Module):
             return obs * 0.0
         return obs + tf.random.normal(tf.shape(obs))
 ''',
+        '''import tensorflow as tf
+
+class PPOPenalty:
+    def __init__(self, model, beta=0.5, factor=1.5):
+        self.model = model
+        self.beta = beta               # a Python float: every caller leaves the default
+        self.factor = factor
+
+    def update(self, batches, kl, target):
+        for d in batches:
+            self._step(d)
+        if kl > target:
+            self.beta *= self.factor   # the graph of _step keeps the first beta
+        else:
+            self.beta /= self.factor
+
+    @tf.function
+    def _step(self, d):
+        return tf.reduce_mean(self.model(d)) - self.beta  # TFL109
+
+agent = PPOPenalty(tf.keras.layers.Dense(1))
+''',
     )
 
     def __init__(self, sem, sink) -> None:
@@ -702,8 +725,10 @@ class Policy(tf.Module):
 
     def _attr_rebinding(self, cls, attr: str, rebinds) -> str | None:
         sem = self.sem
-        values = list(cls.init_attrs.get(attr, ())) + [v for _, v, _ in rebinds if v is not None]
-        kinds = {sem.python_value_kind(v) for v in values}
+        init = cls.methods.get("__init__") or cls.methods.get("build")
+        values = [(v, init) for v in cls.init_attrs.get(attr, ())] + \
+            [(v, method) for _, v, method in rebinds if v is not None]
+        kinds = {self._rebound_kind(v, fn) for v, fn in values}
         if "obj" in kinds or "none" in kinds or "py" not in kinds or any(v is None for _, v, _ in rebinds):
             return None
         for node, _, method in rebinds:
@@ -721,6 +746,18 @@ class Policy(tf.Module):
                 return (f"rebound in `{method.name}` (line {sem.line_of(node)}), a context manager "
                         f"that changes it around the code it wraps")
         return None
+
+    def _rebound_kind(self, v: cst.BaseExpression, fn: FunctionInfo | None) -> str:
+        """The kind of a value an attribute is set to: as written, or else as the value
+        model follows it (``self.beta = beta``, a constructor parameter every caller
+        fills with a float; ``self.beta /= self.factor``)."""
+        kind = self.sem.python_value_kind(v)
+        if kind != "unknown" or fn is None:
+            return kind
+        value = self.sem.value_of(v, fn)
+        if value.is_python and value.has_const and value.const is None:
+            return "none"
+        return "py" if value.is_python else "obj" if value.is_tensor or value.kind == lat.Kind.STATE else "unknown"
 
     def _attr_stores(self, fn: FunctionInfo) -> set[int]:
         """Attribute nodes assigned to (not read) in ``fn``."""
