@@ -10,7 +10,6 @@ import libcst as cst
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, dotted_name
-from tflint.semantic import lattice as lat
 from tflint.semantic.values import is_generator, self_attr_values
 from tflint.semantic.syntax import child_nodes
 
@@ -728,7 +727,7 @@ agent = PPOPenalty(tf.keras.layers.Dense(1))
         init = cls.methods.get("__init__") or cls.methods.get("build")
         values = [(v, init) for v in cls.init_attrs.get(attr, ())] + \
             [(v, method) for _, v, method in rebinds if v is not None]
-        kinds = {self._rebound_kind(v, fn) for v, fn in values}
+        kinds = {sem.python_value_kind(v, fn) for v, fn in values}
         if "obj" in kinds or "none" in kinds or "py" not in kinds or any(v is None for _, v, _ in rebinds):
             return None
         for node, _, method in rebinds:
@@ -746,18 +745,6 @@ agent = PPOPenalty(tf.keras.layers.Dense(1))
                 return (f"rebound in `{method.name}` (line {sem.line_of(node)}), a context manager "
                         f"that changes it around the code it wraps")
         return None
-
-    def _rebound_kind(self, v: cst.BaseExpression, fn: FunctionInfo | None) -> str:
-        """The kind of a value an attribute is set to: as written, or else as the value
-        model follows it (``self.beta = beta``, a constructor parameter every caller
-        fills with a float; ``self.beta /= self.factor``)."""
-        kind = self.sem.python_value_kind(v)
-        if kind != "unknown" or fn is None:
-            return kind
-        value = self.sem.value_of(v, fn)
-        if value.is_python and value.has_const and value.const is None:
-            return "none"
-        return "py" if value.is_python else "obj" if value.is_tensor or value.kind == lat.Kind.STATE else "unknown"
 
     def _attr_stores(self, fn: FunctionInfo) -> set[int]:
         """Attribute nodes assigned to (not read) in ``fn``."""

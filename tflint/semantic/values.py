@@ -272,11 +272,22 @@ class ValueJudgements:
             node = parent
         return PARAMETER if name in fn.param_names else None
 
-    def python_value_kind(self, v: cst.BaseExpression) -> str:
+    def python_value_kind(self, v: cst.BaseExpression, fn: FunctionInfo | None = None) -> str:
         """``"py"`` for a Python number/str/bool/container/NumPy value, ``"none"`` for None,
         ``"obj"`` for another object (a call, a lambda, a tf.Variable, a model), "unknown". Asked of
-        the values a module-level name is rebound to (TFL109): what the expression itself says,
-        without following names."""
+        the values a name or attribute is rebound to (TFL109): what the expression itself says,
+        and, given the function ``fn`` it is written in, what the value model follows where
+        the text says nothing (``self.beta = beta``, a parameter every caller fills with a
+        float)."""
+        kind = self._written_kind(v)
+        if kind != "unknown" or fn is None:
+            return kind
+        value = self.value_of(v, fn)
+        if value.is_python and value.has_const and value.const is None:
+            return "none"
+        return "py" if value.is_python else "obj" if value.is_tensor or value.kind == lat.Kind.STATE else "unknown"
+
+    def _written_kind(self, v: cst.BaseExpression) -> str:
         if isinstance(v, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
                           cst.FormattedString, cst.List, cst.Dict, cst.Tuple, cst.Set, cst.ListComp, cst.DictComp,
                           cst.SetComp)):
@@ -288,9 +299,9 @@ class ValueJudgements:
                 return "py"
             return "unknown"
         if isinstance(v, cst.UnaryOperation):
-            return self.python_value_kind(v.expression)
+            return self._written_kind(v.expression)
         if isinstance(v, cst.BinaryOperation):
-            kinds = {self.python_value_kind(v.left), self.python_value_kind(v.right)}
+            kinds = {self._written_kind(v.left), self._written_kind(v.right)}
             if "obj" in kinds:
                 return "obj"
             return "py" if "py" in kinds else "unknown"
