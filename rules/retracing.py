@@ -773,27 +773,16 @@ for epoch in range(10):                   # a notebook's training loop
             if sem.resolve_callee(call, cctx.fn) is not factory:
                 continue
             user = cctx.fn
-            if user is None:
-                # a script or notebook: `for epoch in ...: step = make_step(); step(x)`
-                local = next((n for n, vs in sem.module_assigns.items() if any(v is call for v in vs)), None)
-                if local is not None and next(sem.python_loops(cctx), None) is not None and \
-                        self._only_called(local, sem.module) and \
-                        not any(local in names_read(f.node.body) and local not in f.bound and local not in f.param_names
-                                for f in sem.functions) and \
-                        not self._one_per_value(call, factory, reads, cctx):
-                    return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
+            if user is not None and (user.traced or sem.enclosing_guard(cctx) is not None):
                 continue
-            if user.traced or sem.enclosing_guard(cctx) is not None:
-                continue
-            local = next((n for n, vs in user.assigns.items() if any(v is call for v in vs)), None)
-            if local is None or sem.binding_of(local, user) != ("local", user) or \
-                    not self._only_called(local, user.node):
+            if not self._kept_only_to_call(call, user):
                 continue  # kept beyond the call: returned, stored, handed to a server, ...
-            loop = next(sem.python_loops(cctx), None)
-            if loop is not None:
+            if next(sem.python_loops(cctx), None) is not None:
                 if self._one_per_value(call, factory, reads, cctx):
                     continue
                 return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
+            if user is None:
+                continue
             for outer, octx in sem.all_calls:
                 if sem.resolve_callee(outer, octx.fn) is user and next(sem.python_loops(octx), None) is not None:
                     return (f"on every call of `{factory.name}` by `{user.name}`, which is called in a loop "
@@ -804,6 +793,22 @@ for epoch in range(10):                   # a notebook's training loop
                         return (f"on every call of `{factory.name}` by `{user.name}`, which is called in a loop "
                                 f"in {_where(site.path, site.line)}")
         return None
+
+    def _kept_only_to_call(self, call: cst.Call, user: FunctionInfo | None) -> bool:
+        """Is the result of ``call`` assigned to a local of ``user`` (a module-level name
+        when None: a script or notebook) that is only called there afterwards?"""
+        sem = self.sem
+        assigns = sem.module_assigns if user is None else user.assigns
+        local = next((n for n, vs in assigns.items() if any(v is call for v in vs)), None)
+        if local is None:
+            return False
+        if user is None:
+            # no function reads the module-level name as a global
+            if any(local in names_read(f.node.body) and local not in f.bound and local not in f.param_names
+                   for f in sem.functions):
+                return False
+            return self._only_called(local, sem.module)
+        return sem.binding_of(local, user) == ("local", user) and self._only_called(local, user.node)
 
     def _only_called(self, local: str, scope: cst.CSTNode) -> bool:
         """Is ``local`` only assigned and called (``step(x)``, ``step.method()``) in

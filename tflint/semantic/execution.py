@@ -367,9 +367,10 @@ class ExecutionJudgements:
         """Whether every read of an attribute named ``attr`` (``self.batch_size``,
         ``model.batch_size``: any object, as the name alone is known) is in traced code,
         and no other module can read it (a notebook, a script no module imports, a
-        private ``_name``, or a name no other file of the project mentions). A tensor stored there in one trace and read later in the same
-        trace (``self.batch_size = tf.shape(x)[0]`` in ``train_step``, read by a helper
-        method it calls) lives for that trace only, as a local would. Assignments are not
+        private ``_name``, or a name no other file of the project mentions). A tensor
+        stored there in one trace and read later in the same trace
+        (``self.batch_size = tf.shape(x)[0]`` in ``train_step``, read by a helper method
+        it calls) lives for that trace only, as a local would. Assignments are not
         reads; ``x.attr += ...`` is."""
         got = self._attr_reads.get(attr)
         if got is None:

@@ -50,6 +50,8 @@ _FUNCTION_WORD = re.compile(r"function\b(\s*\(|\s+as\b)?")
 _FUNCTION_IMPORT = re.compile(r"^[ \t]*(?:from|import)\b[^\n]*\bfunction\b", re.M)
 _STEP_DEF = re.compile(r"def[ \t]+(?:train|test|predict)_step\b")
 _DATASET_CALL = re.compile(r"\.(?:map|filter|flat_map|interleave|reduce|scan|group_by_window|parallel_interleave)\(")
+#: ``.name`` in a module's text: an attribute it may read or write
+_ATTRIBUTE_NAME = re.compile(rb"\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)|import[ \t]+([^\n#;]+))", re.M)
 
@@ -643,8 +645,9 @@ class ProjectIndex:
         #: per module path, the root-holding modules that reach it (a bit set), and the
         #: holders by bit (see :meth:`root_holders_reaching`)
         self._reach: tuple[dict[str, int], list[str]] | None = None
-        #: attribute name -> the modules whose text names ``.attr`` (see :meth:`attribute_named`)
-        self._attr_named: dict[str, set[str]] = {}
+        #: attribute name -> the modules whose text names ``.attr``, and the modules that
+        #: could not be read (see :meth:`attribute_named`)
+        self._attr_named: tuple[dict[str, set[str]], set[str]] | None = None
         #: a notebook's line map, from reading it to summarizing it
         self._cell_lines: dict[str, list[tuple[int, int, int] | None]] = {}
         self._fingerprint: str | None = None
@@ -835,20 +838,26 @@ class ProjectIndex:
 
     def attribute_named(self, attr: str, besides: str) -> bool:
         """Whether a module of the project other than ``besides`` names ``.attr`` in its
-        text: read from the files when first asked for a name (a question only a
-        candidate finding asks), then remembered."""
-        got = self._attr_named.get(attr)
-        if got is None:
-            pattern = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
-            got = self._attr_named[attr] = set()
+        text. The first question reads every module once and keeps, for each attribute
+        name, the modules that name it (only a candidate finding asks). A name beyond
+        ASCII is taken as named (the scan reads ASCII identifiers only)."""
+        if not attr.isascii():
+            return True
+        if self._attr_named is None:
+            named: dict[str, set[str]] = {}
+            unreadable: set[str] = set()
             for path in self.files():
                 try:
                     with open(path, "rb") as f:
-                        if pattern.search(f.read()):
-                            got.add(path)
+                        data = f.read()
                 except OSError:
-                    got.add(path)  # unreadable: it may name it
-        return bool(got - {besides})
+                    unreadable.add(path)  # it may name anything
+                    continue
+                for m in set(_ATTRIBUTE_NAME.findall(data)):
+                    named.setdefault(m.decode("ascii"), set()).add(path)
+            self._attr_named = (named, unreadable)
+        named, unreadable = self._attr_named
+        return bool((named.get(attr, set()) | unreadable) - {besides})
 
     def root_holders_reaching(self, mf: ModuleFile) -> list[str]:
         """The modules that may hold graph roots (:func:`may_hold_roots`) among ``mf``

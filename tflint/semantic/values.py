@@ -273,9 +273,9 @@ class ValueJudgements:
         return PARAMETER if name in fn.param_names else None
 
     def python_value_kind(self, v: cst.BaseExpression, fn: FunctionInfo | None = None) -> str:
-        """``"py"`` for a Python number/str/bool/container/NumPy value, ``"none"`` for None,
-        ``"obj"`` for another object (a call, a lambda, a tf.Variable, a model), "unknown". Asked of
-        the values a name or attribute is rebound to (TFL109): what the expression itself says,
+        """``"py"`` for a Python number/str/bool/container/NumPy value, ``"none"`` for
+        None, ``"obj"`` for another object (a call, a lambda, a tf.Variable, a model), else
+        ``"unknown"``. Asked of the values a name or attribute is rebound to (TFL109): what the expression itself says,
         and, given the function ``fn`` it is written in, what the value model follows where
         the text says nothing (``self.beta = beta``, a parameter every caller fills with a
         float)."""
