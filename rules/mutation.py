@@ -9,6 +9,7 @@ import libcst as cst
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic.syntax import child_nodes, code as _code, walk_scope
+from tflint.semantic.project import where as where_in
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value, names_tracing
 
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
@@ -361,10 +362,12 @@ class PythonAttributeMutation(Rule):
     `build` created (`self.history.append(x)`). Not flagged: creation under a first-call
     guard (`if self.v is None: self.v = tf.Variable(...)`), code in `__init__`/`build`,
     `tf.Variable.assign*` calls, code under `with tf.init_scope():`, and a tensor stored
-    on an attribute that only traced code ever reads (`self.batch_size =
+    on an attribute that no eager code of the file is known to read (`self.batch_size =
     tf.shape(x)[0]` in `train_step`, read by the helper methods it calls): it lives for
-    one trace, like a local. That needs every read in view: a private `_name`, or any
-    name in a notebook or a script that no module of the project imports.
+    one trace, like a local. A tensor stored on an attribute is reported only where eager
+    code of the same file reads the attribute (not `__init__`/`build`, which run before any
+    trace) and no eager code outside them stores a computed value on it too: then which
+    value a read sees depends on the order of the calls.
 
     ## Why is this bad?
     The attribute changes while tracing, once per trace: a `self.counter == 0` guard is
@@ -411,6 +414,9 @@ class PythonAttributeMutation(Rule):
     NAME = "python-attribute-mutation"
     MESSAGE = ("`{target}` is changed in traced code: Python state changes once per trace, not per call; "
                "keep it in a tf.Variable or move it out of the function")
+    TENSOR_MESSAGE = ("`{target}` keeps a tensor of traced code, and {where}: "
+                      "outside its trace it is a symbolic graph tensor, not the last call's value; "
+                      "return it from the function instead")
     SEVERITY = Severity.WARNING
     PITFALLS = ("P05",)
     VALID = (
@@ -454,6 +460,31 @@ class WGAN(tf.keras.Model):
     def _penalty(self, data):
         return tf.random.uniform([self._batch_size]) * tf.reduce_mean(data)
 ''',
+        '''import tensorflow as tf
+
+class RPN(tf.keras.Model):
+    def call(self, x):
+        self.scores = tf.nn.softmax(x)          # a per-trace temporary nobody reads eagerly
+        self.boxes = tf.reshape(self.scores, [-1, 4])
+        return self.boxes
+''',
+        '''import tensorflow as tf
+
+class GAN:
+    @tf.function
+    def train_generator(self):
+        self.fake = self.generator(tf.random.normal([8, 16]))
+        return tf.reduce_mean(self.discriminator(self.fake))
+
+    def train_discriminator(self):
+        return self.d_step(self.fake)            # the eager value stored just before
+
+    def train(self, batches):
+        for batch in batches:
+            self.fake = self.generator(tf.random.normal([8, 16]))   # refreshed eagerly
+            self.train_discriminator()
+            self.train_generator()
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -472,6 +503,9 @@ class Model(tf.Module):
         self.history.append(x)  # TFL107
         self.last_input = x  # TFL107
         return self.v.read_value()
+
+    def report(self):
+        return self.last_input.numpy()   # eager: sees the graph tensor
 ''',
     )
 
@@ -492,10 +526,20 @@ class Model(tf.Module):
                     continue
                 if not changes_per_call(self.sem, node, t, value, ctx):
                     continue
-                if value is not None and not isinstance(node, cst.AugAssign) and self.sem.is_tensor(value, fn) and \
-                        self.sem.read_only_in_traced_code(t.attr.value):
-                    continue  # a tensor kept for the rest of the same trace, as a local would be
-                self.report(t, self.MESSAGE.format(target=f"{base}.{t.attr.value}"), ctx=ctx)
+                target = f"{base}.{t.attr.value}"
+                if value is not None and not isinstance(node, cst.AugAssign) and self.sem.is_tensor(value, fn):
+                    read = self.sem.eager_read_of_traced_store(t.attr.value)
+                    if read is None:
+                        continue  # kept for the rest of its trace, as a local would be
+                    path, reader, line = read
+                    if path is not None:
+                        where = f"module-level code of {where_in(path, line)} reads it eagerly"
+                    else:
+                        who = f"`{reader}()`" if reader is not None else "module-level code"
+                        where = f"{who} reads it eagerly at line {line}"
+                    self.report(t, self.TENSOR_MESSAGE.format(target=target, where=where), ctx=ctx)
+                    continue
+                self.report(t, self.MESSAGE.format(target=target), ctx=ctx)
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute):
                 if value is not None and self.sem.is_tensor(value, fn):
                     self._container_attr(t.value, t, ctx)

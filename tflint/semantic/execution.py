@@ -17,7 +17,7 @@ class ExecutionJudgements:
 
     _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None
     _ancestor_memo: dict[str, dict[int, bool]]
-    _attr_reads: dict[str, bool]
+    _attr_reads: dict[str, tuple[str | None, str | None, int] | None]
 
     def is_traced(self, ctx: Ctx) -> bool:
         """Is code at ``ctx`` run while TensorFlow traces a graph?"""
@@ -363,44 +363,93 @@ class ExecutionJudgements:
                 stack.append((k, scope, t is cst.Call and k is node.func))  # type: ignore[attr-defined]
         return False
 
-    def read_only_in_traced_code(self, attr: str) -> bool:
-        """Whether every read of an attribute named ``attr`` (``self.batch_size``,
-        ``model.batch_size``: any object, as the name alone is known) is in traced code,
-        and no other module can read it (a notebook, a script no module imports, a
-        private ``_name``, or a name no other file of the project mentions). A tensor
-        stored there in one trace and read later in the same trace
-        (``self.batch_size = tf.shape(x)[0]`` in ``train_step``, read by a helper method
-        it calls) lives for that trace only, as a local would. Assignments are not
-        reads; ``x.attr += ...`` is."""
-        got = self._attr_reads.get(attr)
-        if got is None:
-            got = self._attr_reads[attr] = self._attr_reads_traced(attr)
-        return got
+    def eager_read_of_traced_store(self, attr: str) -> tuple[str | None, str | None, int] | None:
+        """Where eager code may read a tensor that traced code of this file stored on an
+        attribute named ``attr`` (``self.last = x`` in a tf.function, ``print(m.last)``
+        after it): the first such read as (the other file's relative path, or None for
+        this file; the reading function's name, or None at module level; the line), or
+        None when no read is known to see it. Outside its trace the stored value is a
+        symbolic graph tensor, so such a read fails; reads in traced code belong to a
+        trace and see a value of that trace. Not counted: reads in ``__init__``/``build``
+        (they run before any trace), and every eager read when eager code outside them
+        also stores a value computed at run time on the attribute (``self.fake =
+        self.generator(z)`` before each call): which store a read sees depends on the
+        order of the eager calls, which is not known here. In other files of the project
+        only module-level reads count (a script's ``print(head.cls_prob)``): whether a read
+        inside one of their functions runs traced is not known here."""
+        if attr not in self._attr_reads:
+            self._attr_reads[attr] = self._eager_read(attr)
+        return self._attr_reads[attr]
 
     def all_uses_in_view(self) -> bool:
         """Whether every use of this module's names is in this file: a notebook, or a
         script of a project that no other module imports."""
         return self.path.endswith(".ipynb") or self.project is not None and not self.project.imported_elsewhere()
 
-    def _attr_reads_traced(self, attr: str) -> bool:
-        if not attr.startswith("_") and not self.all_uses_in_view() and \
-                (self.project is None or self.project.attribute_named_elsewhere(attr)):
-            return False  # another module may read it (no other module names it: none does)
+    def _eager_read(self, attr: str) -> tuple[str | None, str | None, int] | None:
         stores: set[int] = set()
         stack: list[tuple[cst.CSTNode, FunctionInfo | None]] = [(self.module, None)]
+        reads: list[tuple[cst.CSTNode, FunctionInfo | None]] = []
         while stack:
             node, fn = stack.pop()
             t = type(node)
-            if t is cst.AssignTarget or t is cst.AnnAssign:
-                stores.add(id(node.target))  # type: ignore[attr-defined]
+            if t is cst.Assign or t is cst.AnnAssign:
+                targets = [a.target for a in node.targets] if t is cst.Assign else [node.target]  # type: ignore[attr-defined]
+                mine = False
+                for target in targets:
+                    for e in _flat_targets(target):
+                        stores.add(id(e))
+                        mine = mine or type(e) is cst.Attribute and e.attr.value == attr  # type: ignore[attr-defined]
+                value = node.value  # type: ignore[attr-defined]
+                if mine and value is not None and _eager_outside_setup(fn) and not _constant(value):
+                    return None  # eager code refreshes it too: which value a read sees is not known
             elif t is cst.Attribute and node.attr.value == attr and id(node) not in stores:  # type: ignore[attr-defined]
-                if fn is None or not fn.traced:
-                    return False
+                if _eager_outside_setup(fn):
+                    reads.append((node, fn))
             inner = self.function_of(node) if t is cst.FunctionDef or t is cst.Lambda else None  # type: ignore[attr-defined]
             outer = {id(d) for d in node.decorators} if t is cst.FunctionDef else ()  # type: ignore[attr-defined]
-            for k in child_nodes(node):
+            for k in reversed(child_nodes(node)):
                 stack.append((k, inner if inner is not None and id(k) not in outer else fn))
+        if reads:
+            node, fn = min(reads, key=lambda r: self.line_of(r[0]))
+            return None, fn.name if fn is not None else None, self.line_of(node)
+        if self.project is not None and not self.all_uses_in_view():
+            got = self.project.eager_read_elsewhere(attr)
+            if got is not None:
+                return got[0], None, got[1]
+        return None
+
+
+def _flat_targets(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from _flat_targets(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from _flat_targets(t.value)
+    else:
+        yield t
+
+
+def _eager_outside_setup(fn: FunctionInfo | None) -> bool:
+    """Code that runs eagerly after objects are set up: module level, or an eager function
+    other than ``__init__``/``build``."""
+    if fn is None:
         return True
+    return not fn.traced and fn.name not in ("__init__", "build")
+
+
+def _constant(value: cst.BaseExpression) -> bool:
+    """A literal reset (``None``, ``0``, ``""``, ``[]``, ``None, None``): not a value
+    computed at run time."""
+    if isinstance(value, cst.Name):
+        return value.value in ("None", "True", "False")
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.Tuple):  # ``self.a, self.b = None, None``
+        return all(isinstance(e, cst.Element) and _constant(e.value) for e in value.elements)
+    if isinstance(value, (cst.List, cst.Dict, cst.Set)):
+        return not value.elements
+    return False
 
 
 _SCOPE_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)

@@ -6,7 +6,7 @@ module: :mod:`.values` (what an expression is), :mod:`.execution` (when a line r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 import libcst as cst
 from libcst._position import CodeRange
@@ -93,8 +93,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None = None
     #: per judgement, id(ctx) -> answer of ExecutionJudgements._any_within_function
     _ancestor_memo: dict[str, dict[int, bool]] = field(default_factory=dict)
-    #: attribute name -> read_only_in_traced_code(name)
-    _attr_reads: dict[str, bool] = field(default_factory=dict)
+    #: attribute name -> eager_read_of_traced_store(name)
+    _attr_reads: dict[str, Any] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- name resolution
 

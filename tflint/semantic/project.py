@@ -50,8 +50,6 @@ _FUNCTION_WORD = re.compile(r"function\b(\s*\(|\s+as\b)?")
 _FUNCTION_IMPORT = re.compile(r"^[ \t]*(?:from|import)\b[^\n]*\bfunction\b", re.M)
 _STEP_DEF = re.compile(r"def[ \t]+(?:train|test|predict)_step\b")
 _DATASET_CALL = re.compile(r"\.(?:map|filter|flat_map|interleave|reduce|scan|group_by_window|parallel_interleave)\(")
-#: ``.name`` in a module's text: an attribute it may read or write
-_ATTRIBUTE_NAME = re.compile(rb"\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)|import[ \t]+([^\n#;]+))", re.M)
 
@@ -118,6 +116,9 @@ class ModuleSummary:
     calls: list[CallSite] = field(default_factory=list)
     #: imported functions this module hands to tf.function or a tf.data transformation
     passed: list[PassedRoot] = field(default_factory=list)
+    #: attribute name -> the first line where module-level code (eager: outside every
+    #: function and lambda) reads ``.name`` of some object
+    top_reads: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
@@ -131,6 +132,7 @@ class ModuleSummary:
                        "args": [{"key": a.key, "kind": a.kind, "text": a.text} for a in c.args],
                        "unpacks": c.unpacks} for c in self.calls],
             "passed": [[p.target, p.caller, p.line, p.to, p.reason] for p in self.passed],
+            "top_reads": dict(self.top_reads),
         }
 
     @staticmethod
@@ -142,6 +144,7 @@ class ModuleSummary:
             calls=[CallSite(c["callee"], c["line"], c["caller"], c["in_loop"],
                             [ArgInfo(**a) for a in c["args"]], c["unpacks"]) for c in d["calls"]],
             passed=[PassedRoot(str(t), c, int(n), str(to), str(r)) for t, c, n, to, r in d["passed"]],
+            top_reads={str(k): int(v) for k, v in d["top_reads"].items()},
         )
 
 
@@ -197,6 +200,7 @@ class _Summarizer(ast.NodeVisitor):
         self.dataset_fns: list[tuple[str, str | None, str, int]] = []
         #: (enclosing fn, name) of the names assigned a Dataset (``ds = tf.data...``)
         self.dataset_names: set[tuple[str | None, str]] = set()
+        self.lambdas = 0  # lambdas around the current node
 
     # -- the walk: NodeVisitor's, with the method look-up cached per node type and the
     # children read straight from ``_fields`` (about twice as fast on big modules)
@@ -308,6 +312,18 @@ class _Summarizer(ast.NodeVisitor):
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
+
+    # -- attribute reads of module-level code
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if self.fn_stack[-1] is None and not self.lambdas and type(node.ctx) is ast.Load:
+            self.out.top_reads.setdefault(node.attr, node.lineno)
+        self.visit(node.value)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.lambdas += 1
+        self.generic_visit(node)
+        self.lambdas -= 1
 
     # -- loops and calls
 
@@ -522,6 +538,7 @@ def _to_cells(s: "ModuleSummary", line_map: list[tuple[int, int, int] | None]) -
         c.line = cell_line(c.line)
     for p in s.passed:
         p.line = cell_line(p.line)
+    s.top_reads = {k: cell_line(v) for k, v in s.top_reads.items()}
 
 
 def summarize(source: str | bytes, module: str, is_package: bool = False,
@@ -645,9 +662,9 @@ class ProjectIndex:
         #: per module path, the root-holding modules that reach it (a bit set), and the
         #: holders by bit (see :meth:`root_holders_reaching`)
         self._reach: tuple[dict[str, int], list[str]] | None = None
-        #: attribute name -> the modules whose text names ``.attr``, and the modules that
-        #: could not be read (see :meth:`attribute_named`)
-        self._attr_named: tuple[dict[str, set[str]], set[str]] | None = None
+        #: attribute name -> the modules whose module-level code reads it (see
+        #: :meth:`top_level_read`)
+        self._top_reads: dict[str, list[tuple[str, int]]] | None = None
         #: a notebook's line map, from reading it to summarizing it
         self._cell_lines: dict[str, list[tuple[int, int, int] | None]] = {}
         self._fingerprint: str | None = None
@@ -836,28 +853,18 @@ class ProjectIndex:
             self._importers = rev
         return self._importers.get(mf.path, set())
 
-    def attribute_named(self, attr: str, besides: str) -> bool:
-        """Whether a module of the project other than ``besides`` names ``.attr`` in its
-        text. The first question reads every module once and keeps, for each attribute
-        name, the modules that name it (only a candidate finding asks). A name beyond
-        ASCII is taken as named (the scan reads ASCII identifiers only)."""
-        if not attr.isascii():
-            return True
-        if self._attr_named is None:
-            named: dict[str, set[str]] = {}
-            unreadable: set[str] = set()
-            for path in self.files():
-                try:
-                    with open(path, "rb") as f:
-                        data = f.read()
-                except OSError:
-                    unreadable.add(path)  # it may name anything
-                    continue
-                for m in set(_ATTRIBUTE_NAME.findall(data)):
-                    named.setdefault(m.decode("ascii"), set()).add(path)
-            self._attr_named = (named, unreadable)
-        named, unreadable = self._attr_named
-        return bool((named.get(attr, set()) | unreadable) - {besides})
+    def top_level_read(self, attr: str, besides: str) -> tuple[str, int] | None:
+        """The first module of the project other than ``besides`` (in path order) whose
+        module-level code reads ``.attr``, with the line; None if none does. The first
+        question summarizes every module once and keeps the answer for every name."""
+        if self._top_reads is None:
+            reads: dict[str, list[tuple[str, int]]] = {}
+            for path in sorted(self.files()):
+                s = self.summary(self.files()[path])
+                for name, line in (s.top_reads.items() if s is not None else ()):
+                    reads.setdefault(name, []).append((path, line))
+            self._top_reads = reads
+        return next((r for r in self._top_reads.get(attr, ()) if r[0] != besides), None)
 
     def root_holders_reaching(self, mf: ModuleFile) -> list[str]:
         """The modules that may hold graph roots (:func:`may_hold_roots`) among ``mf``
@@ -1149,14 +1156,16 @@ class ProjectView:
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return True
 
-    def attribute_named_elsewhere(self, attr: str) -> bool:
-        """Whether the text of another module (or notebook) of the project names an
-        attribute ``attr`` (``.attr``, of any object: the name alone is known). True when
-        the project cannot be read: nothing is known."""
+    def eager_read_elsewhere(self, attr: str) -> tuple[str, int] | None:
+        """Where module-level code of another module (or notebook) of the project reads
+        an attribute named ``attr`` of some object (``print(head.cls_prob)`` in a script):
+        code that runs eagerly. The path and line, or None. Reads inside functions of
+        other modules are not counted: whether those run traced is not known here."""
         try:
-            return self.index.attribute_named(attr, self.module.path)
+            got = self.index.top_level_read(attr, self.module.path)
+            return (self.index.relpath(got[0]), got[1]) if got is not None else None
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
-            return True
+            return None
 
     def is_keras_model_class(self, qualified: str) -> bool:
         """Whether ``qualified`` (a class as this file imports it, ``pkg.nets.Backbone``)
