@@ -53,7 +53,8 @@ class PythonScalarArgument(Rule):
     epoch counter incremented in the loop, and literals that take at least
     `LITERAL_VARIANTS` (3) distinct values at the same argument position across the
     module's call sites. Loops over at most `SMALL_LOOP` (5) constant iterations and
-    `training=True`/`False`-style flags are not flagged. A helper's parameter passed on as
+    `training=True`/`False`-style flags are not flagged, nor are NumPy values
+    (`np.exp(-epoch)`, arithmetic on them): tf.function passes those as tensors. A helper's parameter passed on as
     it is counts the literals the helper's callers pass (`plot(img, 389)`, `plot(img, 555)`
     ... reaching `attributions(img, target_class)`). Through the project index, the
     calls that other modules make to this module's tf.functions count too: the finding
@@ -213,6 +214,17 @@ iou = get_iou(tf.constant(1.0), tf.constant(2.0), iou_type="iou")
 diou = get_iou(tf.constant(1.0), tf.constant(2.0), iou_type="diou")
 ciou = get_iou(tf.constant(1.0), tf.constant(2.0), iou_type="ciou")
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def train_step(x, w):
+    return x * tf.cast(w, x.dtype)
+
+for epoch in range(100):
+    w = min(50.0, 50 / (1 + np.exp(12.5 - epoch)))   # a NumPy scalar: passed as a tensor
+    train_step(tf.constant(1.0), w)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -293,8 +305,30 @@ plot(tf.zeros([2]), 389)
 plot(tf.zeros([2]), 555)
 plot(tf.zeros([2]), 780)
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def train_step(x, lr):
+    return x * lr
+
+for epoch in range(100):
+    lr = float(np.exp(-epoch / 10))   # float() makes it a Python float again
+    train_step(tf.constant(1.0), lr)  # TFL401
+''',
     )
     FIXED = (
+        (6, '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def train_step(x, lr):
+    return x * lr
+
+for epoch in range(100):
+    lr = float(np.exp(-epoch / 10))   # float() makes it a Python float again
+    train_step(tf.constant(1.0), tf.constant(lr))  # TFL401
+'''),
         (3, '''import tensorflow as tf
 from tqdm import tqdm
 
@@ -513,7 +547,7 @@ plot(tf.zeros([2]), 780)
         if next(ctx.loops(), None) is None:
             return None
         v = self.sem.value_of(value, ctx.fn)
-        if not v.varies or v.count is not None and v.count <= SMALL_LOOP:
+        if not v.retraces_per_value or v.count is not None and v.count <= SMALL_LOOP:
             return None
         why = v.why or ""
         if isinstance(value, cst.Name) and why == f"from the loop variable `{value.value}`":
@@ -955,7 +989,7 @@ def run(batches):
             for a in node.args:
                 if isinstance(a.value, (cst.List, cst.Tuple, cst.Dict)):
                     elements = [e.value for e in getattr(a.value, "elements", ())]
-                    if any(sem.value_of(e, ctx.fn).varies for e in elements):
+                    if any(sem.value_of(e, ctx.fn).retraces_per_value for e in elements):
                         self.report(a.value, self.MESSAGE.format(
                             what="a new container of changing Python numbers", fn=callee.name,
                             advice="pass a tensor (`tf.constant([...])`)"))

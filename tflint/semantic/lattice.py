@@ -45,6 +45,9 @@ class Value:
     why: str | None = None
     #: for VARYING: how many values it takes, where known (``range(3)``: 3)
     count: int | None = None
+    #: may be a NumPy scalar or array (``np.exp(-epoch)``): tf.function turns those into
+    #: tensors, so one of them passed as an argument does not retrace per value
+    numpy: bool = False
 
     @property
     def unknown(self) -> bool:
@@ -70,6 +73,14 @@ class Value:
         return self.is_python and bool(self.kind & Kind.VARYING) and self.why is not None
 
     @property
+    def retraces_per_value(self) -> bool:
+        """A Python value known to vary that tf.function keys its graphs on when it is
+        passed as an argument: one that varies and is not a NumPy value (checked on
+        TensorFlow 2.21: ``f(x, np.exp(-epoch))`` traces once, ``f(x, float(...))`` once
+        per value)."""
+        return self.varies and not self.numpy
+
+    @property
     def has_const(self) -> bool:
         return self.const is not _NO_CONST
 
@@ -79,7 +90,8 @@ class Value:
         kind = self.kind | other.kind
         const = self.const if self.const == other.const and self.has_const else _NO_CONST
         state = self.state if self.state == other.state else None
-        return Value(kind, const, state, self.why or other.why, self.count if self.count == other.count else None)
+        return Value(kind, const, state, self.why or other.why, self.count if self.count == other.count else None,
+                     self.numpy or other.numpy)
 
 
 UNKNOWN = Value(ALL)

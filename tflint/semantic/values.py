@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Iterator
 
 import libcst as cst
@@ -1018,7 +1019,7 @@ class ValueFlow:
         if isinstance(func, cst.Name) and self.is_builtin(func, func.value, fn):
             args = [self.value_of(a.value, fn, d) for a in call.args]
             if func.value in _PY_RESULT_BUILTINS:
-                return _python_of(args, lat.OBJECT)
+                return dataclasses.replace(_python_of(args, lat.OBJECT), numpy=False)  # ``float(np.exp(x))``
             if func.value in _PY_IF_PY_BUILTINS:
                 return _python_of(args, lat.OBJECT) if all(a.is_python for a in args if a.kind) else lat.UNKNOWN
             return lat.UNKNOWN
@@ -1053,7 +1054,8 @@ class ValueFlow:
             if q.startswith(_PY_MODULES):
                 args = [self.value_of(a.value, fn, d) for a in call.args]
                 if all(a.is_python for a in args if a.kind):
-                    return _python_of(args, lat.OBJECT)
+                    got = _python_of(args, lat.OBJECT)
+                    return dataclasses.replace(got, numpy=True) if q.startswith("numpy.") else got
         return lat.UNKNOWN
 
     def _user_call_value(self, call: cst.Call, callee: FunctionInfo, fn: FunctionInfo | None,
@@ -1570,12 +1572,13 @@ def _python_of(parts: list[lat.Value], default: lat.Value) -> lat.Value:
     values, a builtin, ``math``): constant if all parts are constants, varying (and why)
     if one part varies, ``default`` if all are Python, else some Python value."""
     parts = [p for p in parts if p.kind]
+    numpy = any(p.numpy for p in parts)  # NumPy in, NumPy out (``50 / (1 + np.exp(-e))``)
     if parts and all(p.kind == lat.Kind.CONST for p in parts):
-        return lat.CONST
+        return lat.Value(lat.Kind.CONST, numpy=numpy) if numpy else lat.CONST
     varying = next((p for p in parts if p.varies and p.why), None)
     if varying is not None:
         return lat.Value(lat.Kind.VARYING, why=varying.why,
-                         count=varying.count if len(parts) == 1 else None)
+                         count=varying.count if len(parts) == 1 else None, numpy=numpy)
     if all(p.is_python for p in parts):
         return default
     return lat.Value(lat.PYTHON)
