@@ -104,6 +104,22 @@ class PythonScalarArgument(Rule):
     VALID = (
         '''import tensorflow as tf
 
+@tf.function
+def train_step(images, resolution):
+    return tf.image.resize(images, [resolution, resolution])
+
+datasets = [ds8, ds16, ds32]
+resolution = 4                              # then 8, 16, 32: four graphs, one per architecture
+for epoch in range(10):
+    for images in ds4:
+        train_step(images, resolution)
+for stage, ds in enumerate(datasets):
+    resolution = 2 ** (stage + 3)
+    for images in ds:
+        train_step(images, resolution)
+''',
+        '''import tensorflow as tf
+
 # a notebook that redefines `f` cell after cell: each call runs the `f` above it, once
 @tf.function
 def f(x):
@@ -571,7 +587,8 @@ class TfFunctionCreatedInLoop(Rule):
     new function is called in the same loop (`tf.function(g)(x)`, or `f = tf.function(g)`
     followed by `f(x)`), and functions that create and call a `tf.function` every time they
     run when they themselves are called inside a loop. Creating one function per item and
-    storing it (the guide's "one tf.function per optimizer") and cached creation under a
+    storing it (the guide's "one tf.function per optimizer"), a function that only traced
+    code calls (each trace of its caller traces it again anyway), and cached creation under a
     first-call guard are not flagged. A factory that another module of the project calls
     in a loop is flagged too, naming that module and line.
 
@@ -605,6 +622,21 @@ class TfFunctionCreatedInLoop(Rule):
     TRACED_ONLY = False
     PITFALLS = ("P32",)
     VALID = (
+        '''import tensorflow as tf
+
+def prepare_trainloader(ds, alpha):
+    @tf.function
+    def get_bbox(l):                      # called only by the function the pipeline maps
+        return l * 2.0
+
+    def cutmix(a, b):
+        return a * get_bbox(tf.random.uniform([]) * alpha), b
+
+    return ds.map(cutmix)                 # traced once per pipeline, get_bbox with it
+
+for alpha in [0.1, 0.25, 0.5, 1.0, 2.0, 4.0]:
+    model.fit(prepare_trainloader(ds, alpha), epochs=100)
+''',
         '''import tensorflow as tf
 
 def preprocess(x):
@@ -778,6 +810,8 @@ for epoch in range(10):                   # a notebook's training loop
             return
         if sem.closes_over_fresh_state(info):
             return  # hoisting cannot help: the function uses objects built anew on every call
+        if not hands_out and sem.called_only_while_tracing(info):
+            return  # each trace of its callers traces it again, wherever it is created
         reads = sem.closure_reads(info) & factory.param_names
         if hands_out or any(isinstance(r, cst.Name) and any(n.name == r.value for n in factory.nested)
                             for r in factory.returns):

@@ -720,6 +720,29 @@ class TensorConditionInKeras3Call(Rule):
     PITFALLS = ("P38", "P14")
     VALID = (
         '''import tensorflow as tf
+
+class Generator(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.b4 = tf.keras.layers.Dense(4)
+        self.b8 = tf.keras.layers.Dense(4)
+
+    def call(self, inputs, current_resolution, current_phase="training"):
+        out = self.b4(inputs)
+        if current_resolution > 4:          # a Python int: every call gives one
+            out = self.b8(out)
+        return out
+
+generator = Generator()
+
+@tf.function
+def train_step(x, resolution):
+    return generator(x, current_resolution=resolution)
+
+for resolution in (4, 8, 16):
+    train_step(tf.ones([2, 3]), resolution)
+''',
+        '''import tensorflow as tf
 import tf_keras
 from tensorflow import keras
 

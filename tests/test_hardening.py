@@ -246,9 +246,14 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path) -> None:
     import scaling
 
     (tmp_path / "slow.py").write_text(scaling.functions_source(3000))
+    # the child gets SIGINT's default disposition whatever the test runner set (a worker
+    # that ignores SIGINT would hand the ignoring on, and Python would not raise
+    # KeyboardInterrupt in the child)
     proc = subprocess.Popen([sys.executable, "-m", "tflint", "check", "--isolated", "-j", "1", "slow.py"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(2.5)
+    assert proc.poll() is None, "the check ended before the interrupt: make slow.py bigger"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130

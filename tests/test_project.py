@@ -476,3 +476,35 @@ def test_tfl107_asks_whether_another_module_names_the_attribute(project: Path, r
     write(project, "train.py", user)
     r = run("check", "--no-cache", "heads.py")
     assert codes_at(r.out, "heads.py") == expected, r.out
+
+
+MAIN_REDEFINED = '''import numpy as np
+import tensorflow as tf
+
+
+def decode(feats, n):
+    return tf.reshape(feats, [-1, {shape}(feats)[1], n])
+
+
+if __name__ == "__main__":
+    def decode(feats, n):
+        return np.reshape(feats, [-1, np.shape(feats)[1], n])
+
+    print(decode(np.zeros([2, 3, 3]), 3))
+'''
+
+
+@pytest.mark.parametrize("shape, expected", [
+    ("tf.shape", []),                 # the NumPy version runs only as a script
+    ("np.shape", [(6, "TFL104")]),    # the imported definition is the one traced
+])
+def test_a_definition_under_the_main_guard_is_not_what_importers_call(project: Path, run, shape, expected) -> None:
+    """bubbliiiing/yolov7-tf2 (held-out set 5): ``utils_bbox.py`` redefines ``decode`` with
+    NumPy under ``if __name__ == "__main__":``; the loss that imports it traces the
+    TensorFlow definition above."""
+    write(project, "utils/__init__.py", "")
+    write(project, "utils/bbox.py", MAIN_REDEFINED.format(shape=shape))
+    write(project, "train.py", "import tensorflow as tf\nfrom utils.bbox import decode\n\n\n"
+                               "@tf.function\ndef loss(x):\n    return tf.reduce_sum(decode(x, 3))\n")
+    r = run("check", "--no-cache", ".")
+    assert codes_at(r.out, "utils/bbox.py") == expected, r.out

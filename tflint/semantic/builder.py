@@ -176,6 +176,9 @@ class _Builder:
             if is_def:
                 ctx.fn.bound.add(name)
         elif cls is None and is_def:
+            if any(type(c.node) is cst.If and c.field == "body" and _is_main_guard(c.node.test)  # type: ignore[attr-defined]
+                   for c in ctx.ancestors()):
+                sem.main_only.add(id(info))
             sem.module_functions[name] = info
             # with how many calls came before it: a module-level call of ``name`` runs
             # the definition in effect there (a notebook redefines ``f`` cell after cell)
@@ -546,3 +549,13 @@ def _callable_target(sem: SemanticModel, expr: cst.BaseExpression, ctx: Ctx) -> 
         return sem.resolve_callee(cst.Call(func=expr), ctx.fn)
     return None
 
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round): code that runs only as a script,
+    never when another module imports this one."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
+            isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    return any(isinstance(e, cst.Name) and e.value == "__name__" for e in sides) and \
+        any(isinstance(e, cst.SimpleString) and e.evaluated_value == "__main__" for e in sides)

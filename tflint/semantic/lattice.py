@@ -90,8 +90,20 @@ class Value:
         kind = self.kind | other.kind
         const = self.const if self.const == other.const and self.has_const else _NO_CONST
         state = self.state if self.state == other.state else None
-        return Value(kind, const, state, self.why or other.why, self.count if self.count == other.count else None,
+        return Value(kind, const, state, self.why or other.why, _joined_count(self, other),
                      self.numpy or other.numpy)
+
+
+def _joined_count(a: Value, b: Value) -> int | None:
+    """How many values the join of two values takes, where known: a constant is one value
+    (``res = 4`` before a loop that sets ``res = 2 ** (i + 3)`` for 3 values of ``i``: 4
+    values in all)."""
+    def n(v: Value) -> int | None:
+        return v.count if v.count is not None else 1 if v.kind == Kind.CONST else None
+    if a.count is None and b.count is None:
+        return None
+    na, nb = n(a), n(b)
+    return na + nb if na is not None and nb is not None else None
 
 
 UNKNOWN = Value(ALL)

@@ -15,6 +15,7 @@ from tflint.semantic.execution import ExecutionJudgements
 from tflint.semantic.names import KERAS_MODEL_BASES, TF_FUNCTION_NAMES, canonical, dotted_name, is_container_value
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 from tflint.semantic.project import ExternalCall, ProjectView
+from tflint.semantic.syntax import name_nodes
 from tflint.semantic.values import ValueFlow, ValueJudgements
 
 
@@ -42,6 +43,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     #: name -> every module-level definition of it, in source order, each with the
     #: number of calls before it (see :meth:`resolve_callee`)
     module_function_defs: dict[str, list[tuple[int, FunctionInfo]]] = field(default_factory=dict)
+    #: ids of the module-level functions defined under ``if __name__ == "__main__":``
+    main_only: set[int] = field(default_factory=set)
     #: id(call) -> its place among ``all_calls`` (source order)
     call_index: dict[int, int] = field(default_factory=dict)
     #: module-level name -> every value bound to it at module level
@@ -93,6 +96,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _autograph_off_targets: tuple[frozenset[str], frozenset[int]] | None = None
     #: per judgement, id(ctx) -> answer of ExecutionJudgements._any_within_function
     _ancestor_memo: dict[str, dict[int, bool]] = field(default_factory=dict)
+    #: id(class) -> the calls of its instances (see ``instance_calls``)
+    _instance_calls: dict[int, list] | None = None
     #: attribute name -> eager_read_of_traced_store(name)
     _attr_reads: dict[str, Any] = field(default_factory=dict)
 
@@ -213,6 +218,20 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             self._traced_call_sites = sites
         return self._traced_call_sites.get(id(fn), [])
 
+    def called_only_while_tracing(self, fn: FunctionInfo) -> bool:
+        """Is every use of ``fn``'s name a call made by traced code (a ``Dataset.map``
+        function, another tf.function), and is there one? A tf.function called only there is
+        traced again within each trace of its callers, wherever it was created, so creating
+        it anew costs nothing more (CutMix's ``get_bbox``, defined in the function that
+        builds each pipeline and called from the function the pipeline maps)."""
+        scope = fn.parent.node if fn.parent is not None else self.module
+        calls = self.traced_call_sites(fn)
+        if not calls:
+            return False
+        called = {id(c.func) for c, _ in calls}
+        uses = [n for n in name_nodes(scope) if n.value == fn.name and n is not fn.node.name]  # type: ignore[attr-defined]
+        return all(id(n) in called for n in uses)
+
     def passed_as_argument(self, name: str) -> bool:
         """Is ``name`` handed to some call of the file as an argument (``tf.map_fn(f, x)``,
         ``tf.nest.map_structure(f, s)``, ``functools.partial(f, ...)``)? A function so
@@ -247,9 +266,14 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     # ----------------------------------------------------------------- the project
 
     def function_named(self, qualified: str) -> FunctionInfo | None:
-        """The function ``f``, ``Cls.method`` or ``outer.inner`` of this file."""
+        """The function ``f``, ``Cls.method`` or ``outer.inner`` of this file, as another
+        module that imports it sees it."""
         head, *rest = qualified.split(".")
         fn: FunctionInfo | None = self.module_functions.get(head)
+        if fn is not None and id(fn) in self.main_only:
+            # an importer gets the definition outside ``if __name__ == "__main__":``
+            fn = next((f for _, f in reversed(self.module_function_defs.get(head, ()))
+                       if id(f) not in self.main_only), None)
         cls = self.classes.get(head) if fn is None else None
         for part in rest:
             if cls is not None:

@@ -205,8 +205,50 @@ class ValueJudgements:
             if name in _PYTHON_PARAM_NAMES or name.endswith(_PYTHON_PARAM_SUFFIXES) or \
                     name.startswith(("num_", "is_", "use_", "n_")):
                 return False
+            extra = self._layer_call_extra(fn, name, d)
+            if extra is not None:
+                return extra
             return not self._callers_give_no_tensor(fn, name, d) and not self.param_value(fn, name).is_python
         return False
+
+    def _layer_call_extra(self, fn: FunctionInfo, name: str, d: int) -> bool | None:
+        """For a parameter past the first of a Keras layer's or model's ``call``
+        (``call(self, inputs, current_resolution, phase)``): whether it may be a tensor,
+        judged by what the calls of the layer's instances in this module give it
+        (``g(x, current_resolution=res)`` with ``g = G()``), since Keras passes only the
+        inputs as tensors and keyword arguments as they are. Without such calls (the layer
+        runs inside a ``Sequential``, or another module calls it) nothing is known: not a
+        tensor, for the rules. None for any other parameter or function."""
+        if fn.name != "call" or fn.cls is None or not self.is_keras_layer_class(fn.cls):  # type: ignore[attr-defined]
+            return None
+        named = [p.name.value for p in fn.params if not p.star]
+        if len(named) < 3 or name not in named[2:]:
+            return None
+        for call, ctx in self.instance_calls(fn.cls):
+            bound = self.bound_args(call, fn, constructor=True)  # type: ignore[attr-defined]
+            if bound is None:
+                return True  # unpacked arguments: anything
+            arg = bound.get(name)
+            if arg is not None and not is_python_literal(arg.value) and self.is_tensor(arg.value, ctx.fn, d):
+                return True
+        return False
+
+    def instance_calls(self, cls) -> list[tuple[cst.Call, Ctx]]:
+        """Calls of instances of ``cls`` (a class of this module) made in this module:
+        ``g(x)`` with ``g = G()``, ``self.g(x)`` with ``self.g = G()`` in ``__init__``."""
+        memo = self._instance_calls  # type: ignore[attr-defined]
+        if memo is None:
+            memo = self._instance_calls = {}  # type: ignore[attr-defined]
+            for call, ctx in self.all_calls:  # type: ignore[attr-defined]
+                func = call.func
+                if type(func) is cst.Name and func.value not in self.classes or \
+                        type(func) is cst.Attribute and type(func.value) is cst.Name:  # type: ignore[attr-defined]
+                    if type(func) is cst.Name and self.resolve_callee(call, ctx.fn) is not None:  # type: ignore[attr-defined]
+                        continue
+                    got = self.instance_class(func, ctx.fn)
+                    if got is not None:
+                        memo.setdefault(id(got), []).append((call, ctx))
+        return memo.get(id(cls), [])
 
     def _callers_give_no_tensor(self, fn: FunctionInfo, name: str, d: int) -> bool:
         """``fn`` is traced only because traced code of this module calls it (or it is
@@ -1189,8 +1231,9 @@ class ValueFlow:
             if b == "range":  # Python ints, whatever the bounds (a tensor loop is seen above)
                 return lat.Value(lat.Kind.VARYING, why=f"from the loop variable `{name}`", count=_range_count(args))
             if b == "enumerate" and args:
-                if path[:1] == (0,):
-                    return lat.varying(f"from the loop variable `{name}`")
+                if path[:1] == (0,):  # as many values as the sequence has, where known
+                    return lat.Value(lat.Kind.VARYING, why=f"from the loop variable `{name}`",
+                                     count=self._display_length(args[0], fn))
                 if path[:1] == (1,):
                     return self._loop_element(name, args[0], path[1:], fn, d)
                 return lat.UNKNOWN
@@ -1203,6 +1246,18 @@ class ValueFlow:
                 return lat.Value(lat.Kind.CONST | lat.Kind.VARYING, count=len(elems),
                                  why=f"from the loop variable `{name}`")
         return lat.UNKNOWN
+
+    def _display_length(self, e: cst.BaseExpression, fn: FunctionInfo | None) -> int | None:
+        """The length of a list or tuple display, or of a name bound once to one
+        (``train_datasets = [ds8, ds16, ds32]``); None when not known."""
+        if isinstance(e, cst.Name):
+            _, values = self._bindings_of(e.value, fn)
+            if len(values) != 1 or (fn is not None and e.value in fn.param_names):
+                return None
+            e = values[0]
+        if isinstance(e, (cst.List, cst.Tuple)) and all(isinstance(el, cst.Element) for el in e.elements):
+            return len(e.elements)
+        return None
 
     def param_value(self, fn: FunctionInfo, name: str, _depth: int = 0) -> lat.Value:
         """What parameter ``name`` of ``fn`` holds: ``self``, ``*args`` and ``**kwargs``
@@ -1577,8 +1632,9 @@ def _python_of(parts: list[lat.Value], default: lat.Value) -> lat.Value:
         return lat.Value(lat.Kind.CONST, numpy=numpy) if numpy else lat.CONST
     varying = next((p for p in parts if p.varies and p.why), None)
     if varying is not None:
-        return lat.Value(lat.Kind.VARYING, why=varying.why,
-                         count=varying.count if len(parts) == 1 else None, numpy=numpy)
+        # one varying part combined with constants takes at most as many values as it
+        only = all(p is varying or p.kind == lat.Kind.CONST for p in parts)
+        return lat.Value(lat.Kind.VARYING, why=varying.why, count=varying.count if only else None, numpy=numpy)
     if all(p.is_python for p in parts):
         return default
     return lat.Value(lat.PYTHON)
