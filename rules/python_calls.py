@@ -555,8 +555,36 @@ import tensorflow as tf
 ds = tf.data.Dataset.range(4)
 ds = ds.map(lambda x: x + np.random.randint(0, 1000))  # TFL103
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+class Trainer:
+    def __init__(self, strategy):
+        self.strategy = strategy
+
+    def train_step(self, x):                  # run per replica by the tf.function below
+        return x * np.random.uniform(0.5, 1.5)  # TFL103
+
+    @tf.function
+    def distributed_train_step(self, x):
+        return self.strategy.run(self.train_step, args=(x,))
+''',
     )
     FIXED = (
+        (2, '''import numpy as np
+import tensorflow as tf
+
+class Trainer:
+    def __init__(self, strategy):
+        self.strategy = strategy
+
+    def train_step(self, x):                  # run per replica by the tf.function below
+        return x * tf.random.uniform([], minval=0.5, maxval=1.5)  # TFL103
+
+    @tf.function
+    def distributed_train_step(self, x):
+        return self.strategy.run(self.train_step, args=(x,))
+'''),
         (0, '''import random
 import numpy as np
 import tensorflow as tf

@@ -323,3 +323,31 @@ def test_a_local_or_parameter_of_the_flag_name_is_not_the_module_constant() -> N
             return x
         """
     assert codes(src) == [(8, "TFL101")]
+
+
+FIT_OVERRIDE = """\
+    import tensorflow as tf
+
+
+    class FaceNet(tf.keras.Model):
+        def train_step(self, data, global_step):
+            loss = tf.reduce_mean(self(data))
+            if self.moving_average and global_step > 1:
+                loss = loss * 0.9
+            return loss
+
+        def fit(self, data, epochs=1):
+            for step, batch in enumerate(data):
+                self.train_step(batch, step)
+            {super_fit}
+    """
+
+
+@pytest.mark.parametrize("super_fit, expected", [
+    ("return None", []),                      # Keras' fit never runs: the step is eager
+    ("return super().fit(data)", [(7, "TFL202")]),  # Keras' fit runs it under tf.function
+])
+def test_a_class_that_overrides_fit_runs_its_own_train_step(super_fit: str, expected: list) -> None:
+    """tfwcn/tensorflow2-machine-vision's FaceNet (held-out set 4): the class overrides
+    ``fit`` and calls ``train_step`` itself, so Keras never traces it."""
+    assert codes(textwrap.dedent(FIT_OVERRIDE.format(super_fit=super_fit))) == expected

@@ -427,7 +427,8 @@ def _finalize(sem: SemanticModel) -> None:
         for call, ctx in f.calls:
             if not sem.is_traced(ctx) and ctx.fn is f:
                 continue
-            callee = sem.resolve_callee(call, ctx.fn) or _instance_call(sem, call, ctx)
+            callee = sem.resolve_callee(call, ctx.fn) or _instance_call(sem, call, ctx) or \
+                _replica_fn(sem, call, ctx)
             if callee is not None and not callee.traced and not callee.py_function_target and \
                     callee.name not in ("__init__", "build"):
                 callee.traced = True
@@ -480,6 +481,12 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
                 entries.append((name, sem.constructed_classes(func.value, ctx.fn)))
     out: set[tuple[int, str]] = set()
     for cls in sem.classes.values():
+        for m in KERAS_STEP_METHODS:
+            # a class that overrides every Keras method that would run the step (``fit``
+            # for ``train_step``) without calling Keras' own: Keras never runs the step
+            entry = _STEP_ENTRY.get(m, ())
+            if entry and all(e in cls.methods and not _calls_super(cls.methods[e], e) for e in entry):
+                out.add((id(cls), m))
         for m in direct:
             if m in cls.methods and not any(
                     e in _STEP_ENTRY[m] and (kinds is None or any(
@@ -487,6 +494,16 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
                     for e, kinds in entries):
                 out.add((id(cls), m))
     return out
+
+
+def _calls_super(fn, name: str) -> bool:
+    """Does ``fn`` call ``super().name(...)`` (or ``super(Cls, self).name(...)``)?"""
+    for call, _ in fn.calls:
+        f = call.func
+        if isinstance(f, cst.Attribute) and f.attr.value == name and isinstance(f.value, cst.Call) and \
+                isinstance(f.value.func, cst.Name) and f.value.func.value == "super":
+            return True
+    return False
 
 
 def _derives_from(sem: SemanticModel, cls: ClassInfo, base: ClassInfo, _depth: int = 0) -> bool:
@@ -533,6 +550,24 @@ def _dataset_fn_arg(call: cst.Call, pos: int | None) -> cst.BaseExpression | Non
     if pos is not None and len(positional) > pos:
         return positional[pos].value
     return None
+
+
+def _replica_fn(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo | None:
+    """The function a distribution strategy runs on each replica, called from traced code
+    (``strategy.run(self.train_step, args=(x,))`` in a tf.function): traced with its
+    caller, as a call would be."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _REPLICA_RUNS and call.args):
+        return None
+    if "strategy" not in (dotted_name(func.value) or "").lower() and \
+            not any(q.startswith("tensorflow.distribute.") for q in sem.qualified(func.value)):
+        return None
+    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "fn"), call.args[0])
+    return _callable_target(sem, arg.value, ctx) if arg.keyword is None or arg.keyword.value == "fn" else None
+
+
+#: the methods of a distribution strategy (or its ``extended``) that run a function per replica
+_REPLICA_RUNS = frozenset({"run", "experimental_run_v2", "call_for_each_replica"})
 
 
 def _callable_target(sem: SemanticModel, expr: cst.BaseExpression, ctx: Ctx) -> FunctionInfo | None:
