@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import tomllib
@@ -380,6 +380,22 @@ def notebook_cell_lines(path: Path) -> list[tuple[int, int, str]]:
     return rows
 
 
+def distinct_keys(findings: list[Finding]) -> list[Finding]:
+    """Give each of several findings of one rule on one line (two arguments of one call)
+    a key of its own, so each is judged: the second and later (in output order) carry the
+    first backquoted name of their message after the line text (``... # `alpha```). The
+    first keeps the plain key that judgements written before this rule use."""
+    out: list[Finding] = []
+    seen: set[tuple] = set()
+    for f in findings:
+        if f.key in seen:
+            m = re.search(r"`([^`]+)`", f.message)
+            f = replace(f, line=f"{f.line}  # {m.group(0) if m else f.where}")
+        seen.add(f.key)
+        out.append(f)
+    return out
+
+
 def to_finding(raw: dict, ex: Extracted, dest: Path,
                cache: dict[Path, list[str]]) -> Finding:
     """Map one JSON finding to its key; notebook paths are reported as the ``.ipynb``."""
@@ -518,6 +534,7 @@ def main(argv: list[str] | None = None) -> int:
             f = to_finding(item, ex, dest, line_cache)
             (file_findings if f.rule in FILE_RULES else findings).append(f)
 
+    findings = distinct_keys(findings)
     scores: dict[str, RuleScore] = defaultdict(RuleScore)
     seen_keys = set()
     for f in findings:

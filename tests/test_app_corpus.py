@@ -169,3 +169,16 @@ def test_native_notebooks_need_a_tflint_that_reads_them(tmp_path: Path, mirror) 
     else:
         assert out.returncode == 2
         assert "does not lint .ipynb files" in out.stderr
+
+
+def test_two_findings_of_one_rule_on_one_line_get_two_keys() -> None:
+    """progressive_gan (held-out set 5): `step(x, res, 'transition', alpha)` had one
+    TFL401 finding for `res` and one for `alpha`, under one key and so one verdict."""
+    F = app_corpus.Finding
+    line = "step(x, res, 'transition', alpha)"
+    first = F("r", "p.py", "TFL401", 0, line, "p.py:3", "`res` is a Python value ...")
+    second = F("r", "p.py", "TFL401", 0, line, "p.py:3", "`alpha` is a Python value ...")
+    other = F("r", "p.py", "TFL402", 0, line, "p.py:3", "`step` ...")
+    got = app_corpus.distinct_keys([first, second, other])
+    assert [f.line for f in got] == [line, line + "  # `alpha`", line]
+    assert len({f.key for f in got}) == 3
