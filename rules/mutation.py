@@ -366,8 +366,10 @@ class PythonAttributeMutation(Rule):
     tf.shape(x)[0]` in `train_step`, read by the helper methods it calls): it lives for
     one trace, like a local. A tensor stored on an attribute is reported only where eager
     code of the same file reads the attribute (not `__init__`/`build`, which run before any
-    trace) and no eager code outside them stores a computed value on it too: then which
-    value a read sees depends on the order of the calls.
+    trace, nor a method of a class derived from another library's class that nothing in
+    the module calls: the library may run it within the trace) and no eager code outside
+    them stores a computed value on it too: then which value a read sees depends on the
+    order of the calls.
 
     ## Why is this bad?
     The attribute changes while tracing, once per trace: a `self.counter == 0` guard is
@@ -420,6 +422,26 @@ class PythonAttributeMutation(Rule):
     SEVERITY = Severity.WARNING
     PITFALLS = ("P05",)
     VALID = (
+        '''import tensorflow as tf
+import tensorflow_addons as tfa
+
+class TacotronDecoder(tfa.seq2seq.Decoder):
+    def setup_decoder_init_state(self, state):
+        self.initial_state = state           # kept for the rest of the trace
+
+    def initialize(self, **kwargs):          # a library hook: dynamic_decode runs it in the trace
+        return (self.initial_state,)
+
+class Tacotron(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.decoder = TacotronDecoder()
+
+    @tf.function
+    def inference(self, x):
+        self.decoder.setup_decoder_init_state(tf.zeros_like(x))
+        return tfa.seq2seq.dynamic_decode(self.decoder)
+''',
         '''import tensorflow as tf
 
 class Counter(tf.Module):
@@ -487,6 +509,26 @@ class GAN:
 ''',
     )
     INVALID = (
+        '''import tensorflow as tf
+
+class LrScheduler:
+    def __init__(self):
+        self.step_count = 0
+
+    def step(self):                       # called from the tf.function below
+        self.step_count += 1  # TFL107
+        return 1e-3 * tf.minimum(1.0, self.step_count / 100.0)
+
+class Trainer:
+    def __init__(self):
+        self.lr_scheduler = LrScheduler()
+        self.lr = tf.Variable(0.0)
+
+    @tf.function
+    def train_step(self, x):
+        self.lr.assign(self.lr_scheduler.step())
+        return x * self.lr
+''',
         '''import tensorflow as tf
 
 class Model(tf.Module):

@@ -351,3 +351,30 @@ def test_a_class_that_overrides_fit_runs_its_own_train_step(super_fit: str, expe
     """tfwcn/tensorflow2-machine-vision's FaceNet (held-out set 4): the class overrides
     ``fit`` and calls ``train_step`` itself, so Keras never traces it."""
     assert codes(textwrap.dedent(FIT_OVERRIDE.format(super_fit=super_fit))) == expected
+
+
+RUN_EAGERLY = """\
+    import numpy as np
+    import tensorflow as tf
+
+
+    class EBM(tf.keras.Model):
+        def train_step(self, data):
+            n_new = np.random.binomial(8, 0.05)
+            return {{"n": n_new}}
+
+
+    ebm = EBM()
+    ebm.compile(optimizer="adam"{eager})
+    ebm.fit(tf.zeros([4, 2]))
+    """
+
+
+@pytest.mark.parametrize("eager, expected", [
+    (", run_eagerly=True", []),   # fit runs train_step as Python
+    ("", [(7, "TFL103")]),
+])
+def test_a_model_compiled_to_run_eagerly_has_eager_steps(eager: str, expected: list) -> None:
+    """davidADSP's EBM notebook (held-out set 2): ``compile(..., run_eagerly=True)``, so the
+    replay buffer's NumPy sampling in ``train_step`` runs on every step."""
+    assert codes(RUN_EAGERLY.format(eager=eager)) == expected

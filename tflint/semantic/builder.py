@@ -449,12 +449,18 @@ _STEP_ENTRY = {"train_step": ("fit",), "test_step": ("fit", "evaluate"), "predic
 
 def _instance_call(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo | None:
     """``model(x)`` where ``model`` is an instance of a class of this module: its
-    ``call`` (a Keras layer or model) or ``__call__``."""
+    ``call`` (a Keras layer or model) or ``__call__``; ``obj.method(x)`` on such an
+    instance: that method."""
     func = call.func
     if not isinstance(func, (cst.Name, cst.Attribute)):
         return None
     cls = sem.instance_class(func, ctx.fn)
     if cls is None:
+        if isinstance(func, cst.Attribute) and isinstance(func.value, (cst.Name, cst.Attribute)):
+            # ``self.scheduler.step()`` with ``self.scheduler = LrScheduler()``: the method
+            owner = sem.instance_class(func.value, ctx.fn)
+            if owner is not None:
+                return sem.method_of(owner, func.attr.value)
         return None
     method = sem.method_of(cls, "__call__")
     if method is None and sem.is_keras_layer_class(cls):
@@ -467,9 +473,11 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
     (``model.train_step(batch)`` in a Python loop) and never through the Keras method that
     traces them (``fit``) on an instance that may be of that class: they run eagerly. A
     ``fit`` on a model the module knows to be of another class (``tf.keras.Model(...)``
-    from a helper, another model class) does not run them."""
+    from a helper, another model class) does not run them. Also the steps of a model
+    compiled with ``run_eagerly=True``, and of a class that overrides ``fit`` itself."""
     direct: set[str] = set()
     entries: list[tuple[str, frozenset | None]] = []
+    eager: list[frozenset | None] = []
     for call, ctx in sem.all_calls:
         func = call.func
         if isinstance(func, cst.Attribute):
@@ -479,8 +487,18 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
                 direct.add(name)  # ``model.train_step(batch)`` from a script or a plain function
             elif name in ("fit", "evaluate", "predict"):
                 entries.append((name, sem.constructed_classes(func.value, ctx.fn)))
+            elif name == "compile" and any(a.keyword is not None and a.keyword.value == "run_eagerly" and
+                                           isinstance(a.value, cst.Name) and a.value.value == "True"
+                                           for a in call.args):
+                eager.append(sem.constructed_classes(func.value, ctx.fn))
     out: set[tuple[int, str]] = set()
     for cls in sem.classes.values():
+        if any(kinds is None or any(isinstance(k, ClassInfo) and _derives_from(sem, k, cls) for k in kinds)
+               for kinds in eager):
+            # ``model.compile(..., run_eagerly=True)``: fit runs the steps as Python (a model
+            # of unknown class may be any of the module's)
+            out.update((id(cls), m) for m in KERAS_STEP_METHODS)
+            continue
         for m in KERAS_STEP_METHODS:
             # a class that overrides every Keras method that would run the step (``fit``
             # for ``train_step``) without calling Keras' own: Keras never runs the step

@@ -404,7 +404,7 @@ class ExecutionJudgements:
                 if mine and value is not None and _eager_outside_setup(fn) and not _constant(value):
                     return None  # eager code refreshes it too: which value a read sees is not known
             elif t is cst.Attribute and node.attr.value == attr and id(node) not in stores:  # type: ignore[attr-defined]
-                if _eager_outside_setup(fn):
+                if _eager_outside_setup(fn) and not self._maybe_library_hook(fn):
                     reads.append((node, fn))
             inner = self.function_of(node) if t is cst.FunctionDef or t is cst.Lambda else None  # type: ignore[attr-defined]
             outer = {id(d) for d in node.decorators} if t is cst.FunctionDef else ()  # type: ignore[attr-defined]
@@ -418,6 +418,25 @@ class ExecutionJudgements:
             if got is not None:
                 return got[0], None, got[1]
         return None
+
+
+    def _maybe_library_hook(self, fn: FunctionInfo | None) -> bool:
+        """A method that nothing in this module calls, of a class derived from a library
+        class other than ``tf.Module`` or a Keras layer or model (``Decoder.initialize``,
+        run by ``dynamic_decode`` within the caller's trace): whether it runs traced or
+        eagerly is not known here."""
+        if fn is None or fn.cls is None or self.call_sites(fn):  # type: ignore[attr-defined]
+            return False
+        cls = fn.cls
+        if self.is_keras_layer_class(cls):
+            return False
+        for b in cls.bases:
+            if isinstance(b, cst.Name) and (b.value in self.classes or b.value == "object"):  # type: ignore[attr-defined]
+                continue
+            if any(q in ("tensorflow.Module", "tensorflow.compat.v2.Module") for q in self.qualified(b)):  # type: ignore[attr-defined]
+                continue
+            return True
+        return False
 
 
 def _flat_targets(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
