@@ -72,6 +72,17 @@ class ListAppendInTfLoop(Rule):
     VALID = (
         '''import tensorflow as tf
 
+def tracin(dataset, model_checkpoints):
+    @tf.function
+    def run(batch, checkpoints):
+        outs = []
+        for model in checkpoints:                 # called below: Python objects, a Python loop
+            outs.append(model(batch["x"])[:, 0])
+        return tf.reduce_sum(tf.stack(outs, axis=-1), axis=-1)
+    return [run(b, model_checkpoints) for b in dataset]
+''',
+        '''import tensorflow as tf
+
 @tf.function
 def f(x):
     parts = []

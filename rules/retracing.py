@@ -50,9 +50,12 @@ class PythonScalarArgument(Rule):
     At call sites of `tf.function`s defined in the same module (without an
     `input_signature`), flags arguments that are Python values changing from call to call:
     the loop variable of a Python `range`/`enumerate` loop (or arithmetic on it), a step or
-    epoch counter incremented in the loop, and literals that take at least
+    epoch counter incremented in the loop, and number literals that take at least
     `LITERAL_VARIANTS` (3) distinct values at the same argument position across the
-    module's call sites. Loops over at most `SMALL_LOOP` (5) constant iterations and
+    module's call sites outside loops, each call then tracing anew (string literals are
+    modes or split names: a graph each, by design; a literal passed in a loop traces once
+    and the loop reuses the graph, as a progressive GAN's `stage=0` ... `stage=3` phases
+    do). Loops over at most `SMALL_LOOP` (5) constant iterations and
     `training=True`/`False`-style flags are not flagged, nor are NumPy values
     (`np.exp(-epoch)`, arithmetic on them): tf.function passes those as tensors. A helper's parameter passed on as
     it is counts the literals the helper's callers pass (`plot(img, 389)`, `plot(img, 555)`
@@ -102,6 +105,33 @@ class PythonScalarArgument(Rule):
     TRACED_ONLY = False
     PITFALLS = ("P31",)
     VALID = (
+        '''import tensorflow as tf
+
+@tf.function
+def train_step(batch, stage=0):
+    return batch * stage
+
+for batch in data4:                 # each phase traces its graph once and reuses it
+    train_step(batch, stage=0)
+for batch in data8:
+    train_step(batch, stage=1)
+for batch in data16:
+    train_step(batch, stage=2)
+''',
+        '''import tensorflow as tf
+
+metrics = {k: tf.keras.metrics.Mean() for k in ["validation_clean/nll", "validation_noisy/nll", "test/nll"]}
+
+@tf.function
+def test_step(iterator, dataset_split, num_steps):
+    for _ in tf.range(num_steps):
+        metrics[f"{dataset_split}/nll"].update_state(next(iterator))   # a dict key: a Python str
+
+for epoch in range(5):              # three graphs, traced in the first epoch and reused
+    test_step(iter(ds), "validation_clean", 4)
+    test_step(iter(ds), "validation_noisy", 4)
+    test_step(iter(ds), "test", 4)
+''',
         '''import tensorflow as tf
 
 @tf.function
@@ -440,7 +470,9 @@ plot(tf.zeros([2]), 780)
                 value = arg.value
                 lit = scalar_literal(value)
                 if lit is not None:
-                    literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee))
+                    if next(sem.python_loops(ctx), None) is None:
+                        # (a literal passed in a loop traces once and reuses the graph)
+                        literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee))
                     continue
                 fwd = sem.forwarded_literals(value, ctx.fn)
                 if fwd:  # a helper's parameter: the literals its callers pass
@@ -458,12 +490,12 @@ plot(tf.zeros([2]), 780)
             if varying:
                 self._report_external(callee, key, varying)
                 continue
-            lits = {a.text for _, a in calls if a.kind == "literal"}
+            lits = {a.text for c, a in calls if a.kind == "literal" and not c.in_loop}
             local = literal_sites.get((id(callee), key), [])
             if self._mode_switch(callee, key, lits | {_literal_repr(lit) for _, lit, _, _ in local}):
                 continue
             if lits and len(lits | {_literal_repr(lit) for _, lit, _, _ in local}) >= LITERAL_VARIANTS:
-                self._report_external(callee, key, [(c, a) for c, a in calls if a.kind == "literal"])
+                self._report_external(callee, key, [(c, a) for c, a in calls if a.kind == "literal" and not c.in_loop])
                 if len({lit for _, lit, _, _ in local}) < LITERAL_VARIANTS:  # else reported below
                     for value, _, ctx, _ in local:
                         self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
@@ -481,11 +513,13 @@ plot(tf.zeros([2]), 780)
                                                            why=self._forwarded_why(forwarded.get(id(value)))),
                                 fix=self._fix(value, ctx))
 
-    def _mode_switch(self, callee: FunctionInfo, key: str, literals: set[str]) -> bool:
-        """String literals for a parameter the tf.function only compares with strings:
-        each selects a graph of its own, traced once by design."""
-        return bool(literals) and all(lit[:1] in ("'", '"') for lit in literals) and \
-            self.sem.selects_by_string(callee, key)
+    @staticmethod
+    def _mode_switch(callee: FunctionInfo, key: str, literals: set[str]) -> bool:
+        """String literals for a parameter: a mode or a split name (``"validation_clean"``,
+        ``"test"``; ``iou_type="diou"``), each selecting a graph of its own and reused on
+        every later call with it: as many traces as literals, by design (the string is
+        often a dict key or an ``if`` test, so ``tf.constant`` would break the code)."""
+        return bool(literals) and all(lit.lstrip("rbuRBU")[:1] in ("'", '"') for lit in literals)
 
     def _forwarded_why(self, got: tuple[FunctionInfo, list[tuple[str, cst.Call]]] | None) -> str:
         """" (a parameter of `plot`, called with 555 (line 97), 780 (line 98))" for an

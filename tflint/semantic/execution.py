@@ -151,7 +151,7 @@ class ExecutionJudgements:
         if fn is None or not fn.traced or self.autograph_off(fn):
             return False
         if isinstance(loop, cst.For):
-            return self.iterates_tensors(loop.iter, fn)
+            return self.iterates_tensors(loop.iter, fn) and not _element_called(loop)
         return self.is_tensor(loop.test, fn)
 
 
@@ -437,6 +437,21 @@ class ExecutionJudgements:
                 continue
             return True
         return False
+
+
+def _element_called(loop: cst.For) -> bool:
+    """Does the body call what the loop binds (``for model in checkpoints:
+    model(x)``)? A tensor is not callable, so the loop runs over Python objects."""
+    names = {t.value for t in _flat_targets(loop.target) if isinstance(t, cst.Name)}
+    if not names:
+        return False
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in names:  # type: ignore[attr-defined]
+            return True
+        stack.extend(child_nodes(n))
+    return False
 
 
 def _flat_targets(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

@@ -359,31 +359,6 @@ class ValueJudgements:
             return "obj"
         return "unknown"
 
-    def selects_by_string(self, fn: FunctionInfo, name: str) -> bool:
-        """Is parameter ``name`` of ``fn`` a mode switch: read only in comparisons with
-        string literals (``if iou_type == "diou":``, ``mode in ("a", "b")``), never
-        rebound? Each value then traces a graph of its own by design."""
-        if self.binding_of(name, fn) != ("param", fn) or not isinstance(fn.node, cst.FunctionDef):
-            return False
-        parents = self._parents_in(fn)  # type: ignore[attr-defined]
-        reads = [n for n in name_nodes(fn.node.body) if n.value == name]
-        if not reads:
-            return False
-        for n in reads:
-            p = parents.get(id(n))
-            if type(p) is cst.ComparisonTarget:
-                p = parents.get(id(p))
-            if type(p) is not cst.Comparison:
-                return False
-            others = [p.left] + [c.comparator for c in p.comparisons]  # type: ignore[union-attr]
-            for o in others:
-                if o is n:
-                    continue
-                elems = [e.value for e in o.elements] if isinstance(o, (cst.Tuple, cst.List, cst.Set)) else [o]
-                if not elems or not all(isinstance(e, (cst.SimpleString, cst.ConcatenatedString)) for e in elems):
-                    return False
-        return True
-
     def _bindings_of(self, name: str, fn: FunctionInfo | None) -> tuple[FunctionInfo | None, list[cst.BaseExpression]]:
         """The innermost scope that assigns ``name`` (None: the module) and its values."""
         for f in fn.scope_chain() if fn is not None else ():
