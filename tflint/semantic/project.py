@@ -200,7 +200,6 @@ class _Summarizer(ast.NodeVisitor):
         self.dataset_fns: list[tuple[str, str | None, str, int]] = []
         #: (enclosing fn, name) of the names assigned a Dataset (``ds = tf.data...``)
         self.dataset_names: set[tuple[str | None, str]] = set()
-        self.lambdas = 0  # lambdas around the current node
 
     # -- the walk: NodeVisitor's, with the method look-up cached per node type and the
     # children read straight from ``_fields`` (about twice as fast on big modules)
@@ -312,18 +311,6 @@ class _Summarizer(ast.NodeVisitor):
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
-
-    # -- attribute reads of module-level code
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        if self.fn_stack[-1] is None and not self.lambdas and type(node.ctx) is ast.Load:
-            self.out.top_reads.setdefault(node.attr, node.lineno)
-        self.visit(node.value)
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self.lambdas += 1
-        self.generic_visit(node)
-        self.lambdas -= 1
 
     # -- loops and calls
 
@@ -551,9 +538,31 @@ def summarize(source: str | bytes, module: str, is_package: bool = False,
     s = _Summarizer(module, is_package, frozenset(wrappers))
     try:
         s.visit(tree)
+        s.out.top_reads = _top_level_reads(tree)
     except RecursionError:
         return None
     return s.finish()
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _top_level_reads(tree: ast.Module) -> dict[str, int]:
+    """Attribute name -> the first line where module-level code (outside every function
+    and lambda; class bodies included, as they run on import) reads ``.name``. A walk of
+    its own over module-level statements only: most modules are definitions, so it is
+    short, and the summary's main walk stays free of a visit per attribute."""
+    out: dict[str, int] = {}
+    stack: list[ast.AST] = [st for st in reversed(tree.body) if not isinstance(st, _SCOPES)]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _SCOPES):
+            continue
+        if type(n) is ast.Attribute and type(n.ctx) is ast.Load:  # type: ignore[attr-defined]
+            if n.attr not in out or n.lineno < out[n.attr]:  # type: ignore[attr-defined]
+                out[n.attr] = n.lineno  # type: ignore[attr-defined]
+        stack.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def scan_imports(text: str, module: str, is_package: bool) -> list[str]:
