@@ -212,6 +212,25 @@ class ContainerWriteInTfLoop(Rule):
         '''import tensorflow as tf
 
 @tf.function
+def build(mask):                        # no visible caller: a Python list or a tensor, unknown
+    d = {}
+    for idx, val in enumerate(mask):
+        if val < 0:
+            d[str(val)] = tf.ones([1])
+    return d
+
+def decode(serialized, spec):
+    ex = tf.io.parse_single_example(serialized, spec)   # a dict of tensors: a Python loop
+    features = {}
+    for name in ex:
+        features[name] = ex[name]
+    return features
+
+ds = tf.data.TFRecordDataset("train.tfrecord").map(lambda s: decode(s, {}))
+''',
+        '''import tensorflow as tf
+
+@tf.function
 def f(n):
     state = {"count": tf.constant(0), "total": tf.constant(0)}
     for i in tf.range(n):

@@ -508,3 +508,22 @@ def test_a_definition_under_the_main_guard_is_not_what_importers_call(project: P
                                "@tf.function\ndef loss(x):\n    return tf.reduce_sum(decode(x, 3))\n")
     r = run("check", "--no-cache", ".")
     assert codes_at(r.out, "utils/bbox.py") == expected, r.out
+
+
+def test_a_named_folder_without_a_marker_is_one_project(tmp_path: Path, monkeypatch, run) -> None:
+    """Held-out sets 5 and 7: `tflint check .` in an unpacked repository (no .git, no
+    setup.cfg) lost every cross-module finding. The folder the user names is the project."""
+    folder = tmp_path / "unpacked"
+    if any((d / m).exists() for d in [folder, *folder.parents] for m in ("pyproject.toml", "setup.cfg", "setup.py", ".git")):
+        pytest.skip("a project marker above the temporary folder")
+    write(folder, "utils/__init__.py", "")
+    write(folder, "utils/bbox.py", MAIN_REDEFINED.format(shape="np.shape"))
+    write(folder, "train.py", "import tensorflow as tf\nfrom utils.bbox import decode\n\n\n"
+                              "@tf.function\ndef loss(x):\n    return tf.reduce_sum(decode(x, 3))\n")
+    monkeypatch.chdir(folder)
+    r = run("check", "--no-cache", ".")
+    assert codes_at(r.out, "utils/bbox.py") == [(6, "TFL104")], r.out
+    # a file named on its own, with no marker above it: that file's folder is the project
+    monkeypatch.chdir(folder / "utils")
+    r = run("check", "--no-cache", "bbox.py")
+    assert codes_at(r.out, "bbox.py") == [], r.out  # train.py is outside what was named

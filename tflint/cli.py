@@ -330,7 +330,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from tflint.semantic import project
 
     project.reset()  # an earlier run in this process may have indexed files since changed
-    with project.one_run():
+    with project.one_run(args.paths or ["."]):
         results = run_files(paths, base, jobs=jobs, progress=progress, per_file=per_file) if paths else []
     project.flush_caches()
     return _report(args, results, read_errors, status_error, len(paths))

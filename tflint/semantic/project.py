@@ -594,8 +594,9 @@ def scan_imports(text: str, module: str, is_package: bool) -> list[str]:
 
 
 def find_root(path: str) -> str | None:
-    """The nearest folder at or above ``path`` holding a project marker (remembered per
-    folder during a run, see :func:`one_run`)."""
+    """The nearest folder at or above ``path`` holding a project marker; without one, the
+    outermost folder named for the run that holds ``path`` (remembered per folder during
+    a run, see :func:`one_run`)."""
     d = os.path.abspath(path)
     if not os.path.isdir(d):
         d = os.path.dirname(d)
@@ -610,6 +611,9 @@ def find_root(path: str) -> str | None:
         if parent == d:
             break
         d = parent
+    if found is None:
+        # no marker: the outermost folder the user named that holds it, if any
+        found = next((f for f in _RUN_FOLDERS if start == f or start.startswith(f.rstrip(os.sep) + os.sep)), None)
     if _RUN[0]:
         _RUN_ROOTS[start] = found
     return found
@@ -1267,21 +1271,28 @@ def view_for(path: str, cache: bool = True, cache_dir: str | None = None,
 _RUN = [False]
 _RUN_ROOTS: dict[str, str | None] = {}
 _RUN_PINS: dict[str, str | None] = {}
+#: the folders the user named for the run (outermost first), see :func:`one_run`
+_RUN_FOLDERS: list[str] = []
 
 
 @contextlib.contextmanager
-def one_run() -> Iterator[None]:
+def one_run(named: Iterable[str] = ()) -> Iterator[None]:
     """A whole-tree run (``tflint check``): files and folders do not change under it, as
     the project's fingerprint already assumes. Outside it (an editor session) every
     question looks at the disk again, so an edited requirements file is seen at once.
-    Worker processes forked inside it inherit it."""
+    Worker processes forked inside it inherit it. ``named``: the paths the user named;
+    a file with no project marker above it belongs to the outermost named folder that
+    holds it (``tflint check .`` in an unpacked folder is one project)."""
     _RUN[0] = True
+    _RUN_FOLDERS[:] = sorted({os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".")
+                              for p in named}, key=len)
     try:
         yield
     finally:
         _RUN[0] = False
         _RUN_ROOTS.clear()
         _RUN_PINS.clear()
+        _RUN_FOLDERS.clear()
 
 
 def keras_pin(root: str) -> str | None:

@@ -179,6 +179,17 @@ class ValueJudgements:
                 return any(self.iterates_tensors(a.value, fn, d) for a in it.args if a.keyword is None)
         if fn is not None and fn.traced and self.is_dataset_expr(it, fn):
             return True
+        srcs = self._bindings_of(it.value, fn)[1] if isinstance(it, cst.Name) else [it]
+        if srcs and all(isinstance(c, cst.Call) and any(
+                q.rsplit(".", 1)[-1] in _FEATURE_DICTS and q.startswith("tensorflow.")
+                for q in self.qualified(c.func)) for c in srcs):  # type: ignore[attr-defined]
+            return False  # ``tf.io.parse_single_example``: a dict, iterated by its keys in Python
+        if isinstance(it, cst.Name) and fn is not None and fn.tf_function and \
+                it.value in fn.param_names and it.value not in fn.assigns and not self.call_sites(fn) and \
+                not self.external_call_sites(fn):  # type: ignore[attr-defined]
+            # a tf.function's parameter that no visible call fills: a list or a tensor,
+            # unknown (``for val in mask:`` over a Python list of ints, unrolled)
+            return False
         return self.is_tensor(it, fn, d)
 
 
@@ -694,6 +705,9 @@ _TF_TOP_MODULES = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_data
 _OTHER_DATA_LIBRARIES = frozenset({"grain", "torch", "jax", "pandas"})
 _STATIC_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "graph", "op", "is_tensor_like",
                            "trainable", "built", "__class__", "__name__"})
+#: TensorFlow functions that return a dict of tensors by feature name
+_FEATURE_DICTS = frozenset({"parse_single_example", "parse_example", "parse_sequence_example",
+                            "parse_single_sequence_example"})
 _TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly", "get_static_value",
                                   # Keras helpers that return Python values (dtype names, flags)
                                   "standardize_dtype", "standardize_shape", "result_type",
