@@ -658,6 +658,17 @@ class TfFunctionCreatedInLoop(Rule):
     VALID = (
         '''import tensorflow as tf
 
+def lookup(keys, q, round_num):
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(keys, tf.range(tf.size(keys))), -1)
+    return table.lookup(q)
+
+for round_num, keys in enumerate(rounds):
+    step = tf.function(lookup)      # a new table each round; `round_num` retraces anyway
+    print(step(tf.constant(keys), tf.constant("b"), round_num))
+''',
+        '''import tensorflow as tf
+
 def prepare_trainloader(ds, alpha):
     @tf.function
     def get_bbox(l):                      # called only by the function the pipeline maps
@@ -937,15 +948,20 @@ for epoch in range(10):                   # a notebook's training loop
         return any(name in bound and names_read(bound[name].value) & changing for name in reads)
 
     def _called_in_loop(self, node: cst.Call, ctx: Ctx, loop: Ctx) -> bool:
-        # tf.function(g)(x): the created function is called right away
-        for call, cctx in self.sem.all_calls:
-            if call.func is node:
-                return True
-        # f = tf.function(g); f(x) in the same loop
+        """Is the function ``node`` creates called in the same loop, by a call that would
+        not retrace anyway? A call that passes a Python value changing per iteration
+        (``step(x, round_num)``) traces every iteration whether the function is created
+        once or anew, so creating it in the loop costs nothing more."""
+        sem = self.sem
         fn = ctx.fn
-        names = {n for n, vals in (fn.assigns.items() if fn is not None else self.sem.module_assigns.items())
+        names = {n for n, vals in (fn.assigns.items() if fn is not None else sem.module_assigns.items())
                  if any(v is node for v in vals)}
-        return any(self._name_called_within(n, loop.node, fn) for n in names)
+        calls = [(call, cctx) for call, cctx in sem.all_calls
+                 if call.func is node or  # tf.function(g)(x): called right away
+                 isinstance(call.func, cst.Name) and call.func.value in names and  # f = tf.function(g); f(x)
+                 any(c.node is loop.node for c in cctx.ancestors())]
+        return any(not any(sem.value_of(a.value, cctx.fn).retraces_per_value for a in call.args)
+                   for call, cctx in calls)
 
     def _name_called_within(self, name: str, container: cst.CSTNode, fn: FunctionInfo | None) -> bool:
         for call, cctx in self.sem.all_calls:

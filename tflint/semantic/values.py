@@ -185,13 +185,26 @@ class ValueJudgements:
                 for q in self.qualified(c.func)) for c in srcs):  # type: ignore[attr-defined]
             return False  # ``tf.io.parse_single_example``: a dict, iterated by its keys in Python
         if isinstance(it, cst.Name) and fn is not None and fn.tf_function and \
-                it.value in fn.param_names and it.value not in fn.assigns and not self.call_sites(fn) and \
-                not self.external_call_sites(fn):  # type: ignore[attr-defined]
-            # a tf.function's parameter that no visible call fills: a list or a tensor,
-            # unknown (``for val in mask:`` over a Python list of ints, unrolled)
+                it.value in fn.param_names and it.value not in fn.assigns and \
+                not self._a_call_gives_a_tensor(fn, it.value, d):
+            # a tf.function's parameter that no call of this module fills with a tensor: a
+            # list or a tensor, unknown (``for val in mask:`` over a Python list of ints,
+            # unrolled; other modules' calls say only literal or not)
             return False
         return self.is_tensor(it, fn, d)
 
+
+    def _a_call_gives_a_tensor(self, fn: FunctionInfo, name: str, d: int) -> bool:
+        """Does some call of ``fn`` in this module give parameter ``name`` a value that may
+        be a tensor (or unpack its arguments, so that it may)?"""
+        for call, ctx in self.call_sites(fn):
+            bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
+            if bound is None:
+                return True
+            arg = bound.get(name)
+            if arg is not None and not is_python_literal(arg.value) and self.is_tensor(arg.value, ctx.fn, d):
+                return True
+        return False
 
     def _param_is_tensor(self, fn: FunctionInfo, name: str, d: int = 0) -> bool:
         if name == fn.self_name or name in ("self", "cls"):
