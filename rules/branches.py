@@ -227,6 +227,18 @@ class DefinedInOneBranch(Rule):
         '''import tensorflow as tf
 
 @tf.function
+def update_targets(step, online, target, critic, critic_target):
+    if step % 100 == 0:
+        for src, dest in zip(online, target):       # `dest` is bound only here ...
+            dest.assign(src)
+    if step % 1000 == 0:
+        for src, dest in zip(critic, critic_target):  # ... and only rebound after
+            dest.assign(src)
+    return step + 1
+''',
+        '''import tensorflow as tf
+
+@tf.function
 def f(x, training=False):
     y = tf.zeros_like(x)
     if tf.reduce_sum(x) > 0:
@@ -485,14 +497,17 @@ class _FunctionIndex:
         return out
 
     @functools.cached_property
-    def _store_of(self) -> dict[int, cst.Assign]:
-        """id(Name that is an assignment target) -> its Assign."""
-        out: dict[int, cst.Assign] = {}
+    def _store_of(self) -> dict[int, cst.Assign | cst.For]:
+        """id(Name that is an assignment or ``for`` target) -> its Assign or For."""
+        out: dict[int, cst.Assign | cst.For] = {}
         for s in walk_scope(self._body):
             if isinstance(s, cst.Assign):
                 for tg in s.targets:
                     for t in walk_scope(tg.target):
                         out.setdefault(id(t), s)
+            elif isinstance(s, cst.For):
+                for t in walk_scope(s.target):
+                    out.setdefault(id(t), s)
         return out
 
     def defined_before(self, name: str, start: int) -> bool:
@@ -509,8 +524,8 @@ class _FunctionIndex:
         assign = self._store_of.get(id(first))
         if assign is None:
             return True
-        # `y = y + 1` reads first; `y = x` rebinds
-        return name in names_read(assign.value)
+        # `y = y + 1` reads first; `y = x` rebinds; `for src, dest in zip(c, d):` rebinds
+        return name in names_read(assign.iter if isinstance(assign, cst.For) else assign.value)
 
 
 def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tuple[str | None, set[str]]:

@@ -658,6 +658,22 @@ class TfFunctionCreatedInLoop(Rule):
     VALID = (
         '''import tensorflow as tf
 
+x = tf.ones([4, 3])
+for rep in range(3):                       # a fresh model and optimizer per repetition
+    ws = [tf.Variable(tf.random.normal([3, 1]))]
+    opt = tf.keras.optimizers.Adam(0.01)
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as g:
+            loss = tf.reduce_sum(tf.matmul(x, ws[0]) ** 2)
+        opt.apply_gradients(zip(g.gradient(loss, ws), ws))
+
+    for i in range(100):
+        step(x)
+''',
+        '''import tensorflow as tf
+
 def lookup(keys, q, round_num):
     table = tf.lookup.StaticHashTable(
         tf.lookup.KeyValueTensorInitializer(keys, tf.range(tf.size(keys))), -1)
@@ -844,6 +860,8 @@ for epoch in range(10):                   # a notebook's training loop
         name = node.name.value
         loop = next(sem.python_loops(ctx), None)
         if loop is not None:
+            if sem.reads_state_built_in(info, loop.node):
+                return  # new variables or optimizer each iteration: it must trace again anyway
             if self._name_called_within(name, loop.node, ctx.fn):
                 self.report(node.name, self.MESSAGE.format(where="in every iteration of this loop"))
             return

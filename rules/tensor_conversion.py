@@ -72,6 +72,19 @@ class NumpyMethodOnTensor(Rule):
     SEVERITY = Severity.ERROR
     PITFALLS = ("P12",)
     VALID = (
+        '''import numpy as np
+import tensorflow as tf
+
+def parse(path, eager=True):
+    def count_lines(filename):
+        filename = filename.numpy()        # runs eagerly: the wrapper below is tf.py_function
+        with open(filename) as f:
+            return np.float32(len(f.readlines()))
+    wrap = tf.py_function if eager else tf.numpy_function
+    return wrap(count_lines, [path], tf.float32)
+
+ds = tf.data.Dataset.from_tensor_slices(["a.txt", "b.txt"]).map(parse)
+''',
         '''import tensorflow as tf
 
 @tf.function

@@ -378,3 +378,36 @@ def test_a_model_compiled_to_run_eagerly_has_eager_steps(eager: str, expected: l
     """davidADSP's EBM notebook (held-out set 2): ``compile(..., run_eagerly=True)``, so the
     replay buffer's NumPy sampling in ``train_step`` runs on every step."""
     assert codes(RUN_EAGERLY.format(eager=eager)) == expected
+
+
+PY_FUNC_ALIAS = """\
+    import numpy as np
+    import tensorflow as tf
+
+    NEW_API = True
+
+
+    def parse(filename):
+        def my_py_func(filename):
+            filename = filename.numpy()
+            return np.float32(len(open(filename).readlines()))
+
+        if NEW_API:
+            threefun = {first}
+        else:
+            threefun = tf.py_func
+        return threefun(my_py_func, [filename], tf.float32)
+
+
+    ds = tf.data.Dataset.from_tensor_slices(["a.txt"]).map(parse)
+    """
+
+
+@pytest.mark.parametrize("first, expected", [
+    ("tf.py_function", []),   # both bindings leave the graph: the function runs eagerly
+    ("tf.identity", [(9, "TFL201"), (10, "TFL102")]),  # one does not: it is traced
+])
+def test_a_name_bound_to_py_function_runs_its_function_eagerly(first: str, expected: list) -> None:
+    """aianaconda's dataset code (held-out set 8): ``threefun`` is ``tf.py_function`` or
+    TensorFlow 1's ``tf.py_func``, chosen by ``if``."""
+    assert codes(PY_FUNC_ALIAS.format(first=first)) == expected

@@ -383,7 +383,8 @@ def _finalize(sem: SemanticModel) -> None:
                 isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True":
             sem.functions_run_eagerly = True
             continue
-        if sem.resolves_to(func, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, func, py_wrappers):
+        if sem.resolves_to(func, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, func, py_wrappers) or \
+                _py_function_alias(sem, func, ctx):
             for a in call.args:
                 if a.keyword is None or a.keyword.value in ("func", "f"):
                     t = _callable_target(sem, a.value, ctx)
@@ -568,6 +569,23 @@ def _dataset_fn_arg(call: cst.Call, pos: int | None) -> cst.BaseExpression | Non
     if pos is not None and len(positional) > pos:
         return positional[pos].value
     return None
+
+
+def _py_function_alias(sem: SemanticModel, func: cst.BaseExpression, ctx: Ctx) -> bool:
+    """A name every binding of which is ``tf.py_function`` / ``tf.numpy_function`` (``wrap =
+    tf.py_function``, or one of them chosen by ``if``): calling it runs the function
+    eagerly, as the real name would."""
+    if not isinstance(func, cst.Name):
+        return False
+    values = list(sem._bindings_of(func.value, ctx.fn)[1])
+    flat: list[cst.BaseExpression] = []
+    while values:
+        v = values.pop()
+        if isinstance(v, cst.IfExp):  # ``tf.py_function if eager else tf.numpy_function``
+            values += [v.body, v.orelse]
+        else:
+            flat.append(v)
+    return bool(flat) and all(sem.resolves_to(v, PY_FUNCTION_NAMES) for v in flat)
 
 
 def _replica_fn(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo | None:

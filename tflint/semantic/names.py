@@ -26,6 +26,7 @@ PY_FUNCTION_NAMES = frozenset(
         "tensorflow.py_function",
         "tensorflow.numpy_function",
         "tensorflow.compat.v1.py_func",
+        "tensorflow.py_func",  # TensorFlow 1's spelling, still in code that supports both
         "tensorflow.compat.v1.py_function",
         "tensorflow.compat.v1.numpy_function",
         "tensorflow.compat.v2.py_function",

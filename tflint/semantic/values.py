@@ -1439,6 +1439,27 @@ class ValueFlow:
                         return True
         return False
 
+    def reads_state_built_in(self, fn: FunctionInfo, container: cst.CSTNode) -> bool:
+        """Does ``fn`` read a name that ``container`` (the loop around its definition)
+        binds to TensorFlow state built there (``opt = keras.optimizers.Adam()``, ``ws =
+        [tf.Variable(...)]``)? Each iteration then has new state, and a tf.function that
+        uses it must be traced again whether it is created once or anew."""
+        free = names_read(fn.node.body) - fn.bound - fn.param_names if isinstance(fn.node, cst.FunctionDef) else set()
+        if not free:
+            return False
+        scope = fn.parent
+        for n in walk_scope(container):
+            if type(n) is not cst.Assign:
+                continue
+            if not any(isinstance(t.target, cst.Name) and t.target.value in free for t in n.targets):  # type: ignore[attr-defined]
+                continue
+            v = n.value  # type: ignore[attr-defined]
+            parts = [e.value for e in v.elements] if isinstance(v, (cst.List, cst.Tuple)) else \
+                [v.elt] if isinstance(v, cst.ListComp) else [v]
+            if any(self.value_of(p, scope).kind == lat.Kind.STATE or _constructs(self, p) for p in parts):
+                return True
+        return False
+
     def closure_reads(self, fn: FunctionInfo) -> set[str]:
         """The names of its enclosing function that a nested function reads, directly or
         through the helpers defined beside it."""
