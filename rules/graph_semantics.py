@@ -11,7 +11,7 @@ from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, dotted_name
 from tflint.semantic.values import is_generator, self_attr_values
-from tflint.semantic.syntax import child_nodes
+from tflint.semantic.syntax import child_nodes, walk_scope
 
 # ---------------------------------------------------------------------------------------
 # shared helpers
@@ -384,6 +384,28 @@ class StaleCapturedGlobal(Rule):
     PITFALLS = ("P04",)
     TRACED_ONLY = False
     VALID = (
+        '''import tensorflow as tf
+
+x = tf.ones([4, 3])
+for rep in range(3):                          # each repetition: new weights, then a new step
+    weights = [tf.Variable(tf.ones([3, 1]))]
+
+    @tf.function
+    def step(x):
+        return tf.matmul(x, weights[0])
+
+    for i in range(10):
+        step(x)
+
+for rep in range(3):                          # the next experiment does the same
+    weights = [tf.Variable(tf.zeros([3, 1]))]
+
+    @tf.function
+    def step(x):
+        return tf.matmul(x, weights[0]) + 1.0
+
+    step(x)
+''',
         '''import tensorflow as tf
 
 try:
@@ -803,6 +825,8 @@ agent = PPOPenalty(tf.keras.layers.Dense(1))
         for node, value, how in self._module_rebinds.get(name, ()):
             if value is not None and sem.python_value_kind(value) == "obj":
                 return None
+        if _rebound_before_in_same_loop(sem, root, name, def_line):
+            return None  # each iteration binds it and then defines a new function over it
         for node, value, how in self._module_rebinds.get(name, ()):
             line = sem.line_of(node)
             if line > def_line and (how != "assigned" or self._is_rebinding(name, node)) and \
@@ -814,6 +838,21 @@ agent = PPOPenalty(tf.keras.layers.Dense(1))
         """A module-level assignment after the first one."""
         firsts = self._module_rebinds.get(name, ())
         return bool(firsts) and firsts[0][0] is not node or len(self.sem.module_assigns.get(name, ())) > 1
+
+
+def _rebound_before_in_same_loop(sem, root, name: str, def_line: int) -> bool:
+    """Is the definition of ``root`` in a loop body that assigns ``name`` earlier in the
+    same iteration (``ws = [tf.Variable(...)]`` then ``@tf.function def step(): ... ws``)?
+    Every binding then comes with a function of its own (a notebook's repetitions)."""
+    loop = next((c.node for c in root.ctx.ancestors() if isinstance(c.node, (cst.For, cst.While))
+                 and c.field == "body"), None) if root.ctx is not None else None
+    if loop is None:
+        return False
+    for n in walk_scope(loop.body):
+        if type(n) is cst.Assign and sem.line_of(n) < def_line and \
+                any(isinstance(t.target, cst.Name) and t.target.value == name for t in n.targets):  # type: ignore[attr-defined]
+            return True
+    return False
 
 
 def _else_of_loop(c: Ctx) -> bool:
