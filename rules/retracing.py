@@ -658,6 +658,19 @@ class TfFunctionCreatedInLoop(Rule):
     VALID = (
         '''import tensorflow as tf
 
+x = tf.ones((2,))
+for cls in [tf.keras.layers.RandomFlip, tf.keras.layers.RandomRotation]:
+    layer = cls()                       # one benchmark pass per layer class
+
+    @tf.function
+    def apply_aug(inputs):              # hoisted, it would keep serving the first layer
+        return layer(inputs)
+
+    for _ in range(3):
+        apply_aug(x)
+''',
+        '''import tensorflow as tf
+
 x = tf.ones([4, 3])
 for rep in range(3):                       # a fresh model and optimizer per repetition
     ws = [tf.Variable(tf.random.normal([3, 1]))]
@@ -860,8 +873,8 @@ for epoch in range(10):                   # a notebook's training loop
         name = node.name.value
         loop = next(sem.python_loops(ctx), None)
         if loop is not None:
-            if sem.reads_state_built_in(info, loop.node):
-                return  # new variables or optimizer each iteration: it must trace again anyway
+            if sem.reads_names_bound_in(info, loop.node):  # type: ignore[arg-type]
+                return  # a new layer, optimizer or value each iteration: it must trace again anyway
             if self._name_called_within(name, loop.node, ctx.fn):
                 self.report(node.name, self.MESSAGE.format(where="in every iteration of this loop"))
             return

@@ -336,6 +336,15 @@ def test_automagic_shell_aliases_are_masked(project: Path, run) -> None:
     assert out.startswith("nb.ipynb:cell 1:8:5: TFL101") and "TFL001" not in out, out
 
 
+def test_automagic_cd_to_an_absolute_path_is_masked(project: Path, run) -> None:
+    """Held-out set 9: Colab notebooks open with ``cd /content/drive/My Drive/2020-01``
+    (no ``%``): IPython runs it; it is not Python."""
+    cell = "cd /content/drive/My Drive/2020-01-Colab\n" + IMPORT + BAD_FN
+    write(project, "nb.ipynb", _nb(_cell("code", cell)))
+    out = run("check", "nb.ipynb").out
+    assert "TFL001" not in out and "TFL101" in out, out
+
+
 def test_automagic_names_used_as_python_stay_python(project: Path, run) -> None:
     cell = (IMPORT + "history = model.fit(x,\n                    epochs=3)\ntime (1,\n 2)\n" + BAD_FN)
     write(project, "nb.ipynb", _nb(_cell("code", cell)))

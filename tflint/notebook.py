@@ -295,8 +295,8 @@ def _is_automagic(line: str) -> bool:
     if not _AUTOMAGIC.match(line):
         return False
     rest = line.strip().split(None, 1)[1:]
-    if rest and rest[0][0] in "!=()<>,+*/%^&|[:;.'\"" and not re.match(r"\.\.?(/|\s|$)", rest[0]):
-        return False
+    if rest and rest[0][0] in "!=()<>,+*/%^&|[:;.'\"" and not re.match(r"\.\.?(/|\s|$)|/[\w.~-]", rest[0]):
+        return False  # (``./dir``, ``../dir`` and ``/content/My Drive`` are paths)
     return _syntax_error(line.strip()) is not None
 
 

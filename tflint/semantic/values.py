@@ -1439,24 +1439,22 @@ class ValueFlow:
                         return True
         return False
 
-    def reads_state_built_in(self, fn: FunctionInfo, container: cst.CSTNode) -> bool:
-        """Does ``fn`` read a name that ``container`` (the loop around its definition)
-        binds to TensorFlow state built there (``opt = keras.optimizers.Adam()``, ``ws =
-        [tf.Variable(...)]``)? Each iteration then has new state, and a tf.function that
-        uses it must be traced again whether it is created once or anew."""
+    def reads_names_bound_in(self, fn: FunctionInfo, loop: cst.For | cst.While) -> bool:
+        """Does ``fn`` (defined in ``loop``) read a name the loop binds anew in each
+        iteration: its target, or an assignment of anything but a literal in its body
+        (``layer = cls()``, ``opt = keras.optimizers.Adam()``, ``ws = [tf.Variable(...)]``)?
+        A function created once would keep what its first trace captured, so a new one
+        per iteration is what the code means (or the value must become an argument)."""
         free = names_read(fn.node.body) - fn.bound - fn.param_names if isinstance(fn.node, cst.FunctionDef) else set()
         if not free:
             return False
-        scope = fn.parent
-        for n in walk_scope(container):
-            if type(n) is not cst.Assign:
-                continue
-            if not any(isinstance(t.target, cst.Name) and t.target.value in free for t in n.targets):  # type: ignore[attr-defined]
-                continue
-            v = n.value  # type: ignore[attr-defined]
-            parts = [e.value for e in v.elements] if isinstance(v, (cst.List, cst.Tuple)) else \
-                [v.elt] if isinstance(v, cst.ListComp) else [v]
-            if any(self.value_of(p, scope).kind == lat.Kind.STATE or _constructs(self, p) for p in parts):
+        if isinstance(loop, cst.For) and any(isinstance(t, cst.Name) and t.value in free
+                                             for t in walk_scope(loop.target)):
+            return True
+        for n in walk_scope(loop.body):
+            if type(n) is cst.Assign and not is_python_literal(n.value) and any(  # type: ignore[attr-defined]
+                    isinstance(t, cst.Name) and t.value in free
+                    for tg in n.targets for t in walk_scope(tg.target)):  # type: ignore[attr-defined]
                 return True
         return False
 
