@@ -246,12 +246,14 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path) -> None:
     import scaling
 
     (tmp_path / "slow.py").write_text(scaling.functions_source(3000))
-    # the child gets SIGINT's default disposition whatever the test runner set (a worker
-    # that ignores SIGINT would hand the ignoring on, and Python would not raise
-    # KeyboardInterrupt in the child)
-    proc = subprocess.Popen([sys.executable, "-m", "tflint", "check", "--isolated", "-j", "1", "slow.py"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # the child installs Python's SIGINT handler whatever the test runner set (a worker
+    # that ignores SIGINT hands the ignoring on, and Python then raises no
+    # KeyboardInterrupt); not with ``preexec_fn``, which can deadlock a child forked from
+    # a process with threads (a worker that imported TensorFlow)
+    boot = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "sys.argv = ['tflint'] + sys.argv[1:]; runpy.run_module('tflint', run_name='__main__')")
+    proc = subprocess.Popen([sys.executable, "-c", boot, "check", "--isolated", "-j", "1", "slow.py"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(2.5)
     assert proc.poll() is None, "the check ended before the interrupt: make slow.py bigger"
     proc.send_signal(signal.SIGINT)

@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
@@ -593,6 +594,26 @@ def scan_imports(text: str, module: str, is_package: bool) -> list[str]:
 # The index of one project
 
 
+def read_regular_file(path: str) -> bytes | None:
+    """The bytes of a regular file; None for anything else (a FIFO named ``x.py`` would
+    block a plain ``open`` for ever) or when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def find_root(path: str) -> str | None:
     """The nearest folder at or above ``path`` holding a project marker; without one, the
     outermost folder named for the run that holds ``path`` (remembered per folder during
@@ -785,10 +806,8 @@ class ProjectIndex:
     def _read(self, mf: ModuleFile) -> tuple[bytes, str] | None:
         """The module's source and the hash of the file (a notebook: the module its code
         cells make, as the engine lints it)."""
-        try:
-            with open(mf.path, "rb") as f:
-                data = f.read()
-        except OSError:
+        data = read_regular_file(mf.path)
+        if data is None:
             return None
         digest = hashlib.sha1(data).hexdigest()
         if mf.path.endswith(NOTEBOOK_SUFFIX):

@@ -194,15 +194,19 @@ class ValueJudgements:
         return self.is_tensor(it, fn, d)
 
 
-    def _a_call_gives_a_tensor(self, fn: FunctionInfo, name: str, d: int) -> bool:
-        """Does some call of ``fn`` in this module give parameter ``name`` a value that may
-        be a tensor (or unpack its arguments, so that it may)?"""
-        for call, ctx in self.call_sites(fn):
-            bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
+    def _a_call_gives_a_tensor(self, fn: FunctionInfo, name: str, d: int, sites=None,
+                               method_call: bool = False) -> bool:
+        """Does one of ``sites`` (by default every call of ``fn`` in this module, each with
+        its context or calling function) give parameter ``name`` a value that may be a
+        tensor, or unpack its arguments so that it may? ``method_call``: the calls leave
+        out ``self`` (``layer(x)`` running ``call``)."""
+        for call, where in (self.call_sites(fn) if sites is None else sites):
+            bound = self.bound_args(call, fn, constructor=method_call)  # type: ignore[attr-defined]
             if bound is None:
                 return True
             arg = bound.get(name)
-            if arg is not None and not is_python_literal(arg.value) and self.is_tensor(arg.value, ctx.fn, d):
+            caller = where.fn if isinstance(where, Ctx) else where
+            if arg is not None and not is_python_literal(arg.value) and self.is_tensor(arg.value, caller, d):
                 return True
         return False
 
@@ -248,14 +252,7 @@ class ValueJudgements:
         named = [p.name.value for p in fn.params if not p.star]
         if len(named) < 3 or name not in named[2:]:
             return None
-        for call, ctx in self.instance_calls(fn.cls):
-            bound = self.bound_args(call, fn, constructor=True)  # type: ignore[attr-defined]
-            if bound is None:
-                return True  # unpacked arguments: anything
-            arg = bound.get(name)
-            if arg is not None and not is_python_literal(arg.value) and self.is_tensor(arg.value, ctx.fn, d):
-                return True
-        return False
+        return self._a_call_gives_a_tensor(fn, name, d, self.instance_calls(fn.cls), method_call=True)
 
     def instance_calls(self, cls) -> list[tuple[cst.Call, Ctx]]:
         """Calls of instances of ``cls`` (a class of this module) made in this module:
@@ -286,14 +283,7 @@ class ValueJudgements:
         sites = self.traced_call_sites(fn)  # type: ignore[attr-defined]
         if not sites:
             return False  # traced for another reason (nested in a traced function, and never called)
-        for call, caller in sites:
-            bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
-            if bound is None:
-                return False
-            arg = bound.get(name)
-            if arg is not None and not is_python_literal(arg.value) and self.is_tensor(arg.value, caller, d):
-                return False
-        return True
+        return not self._a_call_gives_a_tensor(fn, name, d, sites)
 
     def dominating_binding(self, use: cst.Name, fn: FunctionInfo | None) -> "cst.BaseExpression | object | None":
         """The value of the assignment ``name = value`` that every path to ``use`` (a read
