@@ -3,14 +3,14 @@ accumulated in the loop, lambdas that close over a loop variable."""
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, target_names
-from tflint.semantic.syntax import assigned_in, code, names_read, walk_scope
+from tflint.semantic.syntax import assigned_in, code, flat_targets, names_read, walk_scope
 from tflint.semantic.values import container_kind, local_owner
 
 
@@ -274,14 +274,14 @@ def g(x, n):
         targets: list[cst.BaseExpression] = []
         if isinstance(node, cst.Assign):
             for t in node.targets:
-                targets.extend(_flat(t.target))
+                targets.extend(flat_targets(t.target))
             value = node.value
             if not sem.is_tensor(value, ctx.fn):
                 return
         elif isinstance(node, cst.AugAssign):
             targets.append(node.target)
         elif isinstance(node, cst.Del):
-            targets.extend(_flat(node.target))
+            targets.extend(flat_targets(node.target))
         for t in targets:
             if not (isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name)):
                 continue
@@ -298,16 +298,6 @@ def g(x, n):
 
     visit_AugAssign = visit_Assign
     visit_Del = visit_Assign
-
-
-def _flat(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            yield from _flat(e.value)
-    elif isinstance(t, cst.StarredElement):
-        yield from _flat(t.value)
-    else:
-        yield t
 
 
 # ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic.syntax import child_nodes, code as _code, walk_scope
+from tflint.semantic.syntax import child_nodes, code as _code, flat_targets, walk_scope
 from tflint.semantic.project import where as where_in
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value, names_tracing
 
@@ -19,24 +19,12 @@ MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "u
 def _assign_targets(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     if isinstance(node, cst.Assign):
         for t in node.targets:
-            yield from _flatten(t.target)
+            yield from flat_targets(t.target)
     elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
         if not isinstance(node, cst.AnnAssign) or node.value is not None:
             yield node.target
     elif isinstance(node, cst.Del):
-        yield from _flatten(node.target)
-
-
-def _flatten(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            yield from _flatten(e.value)
-    elif isinstance(t, cst.StarredElement):
-        yield from _flatten(t.value)
-    else:
-        yield t
-
-
+        yield from flat_targets(node.target)
 
 
 def changes_per_call(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpression,

@@ -9,7 +9,7 @@ import libcst as cst
 from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import child_nodes, code
+from tflint.semantic.syntax import child_nodes, code, flat_targets
 
 
 class ExecutionJudgements:
@@ -397,7 +397,7 @@ class ExecutionJudgements:
                 targets = [a.target for a in node.targets] if t is cst.Assign else [node.target]  # type: ignore[attr-defined]
                 mine = False
                 for target in targets:
-                    for e in _flat_targets(target):
+                    for e in flat_targets(target):
                         stores.add(id(e))
                         mine = mine or type(e) is cst.Attribute and e.attr.value == attr  # type: ignore[attr-defined]
                 value = node.value  # type: ignore[attr-defined]
@@ -442,7 +442,7 @@ class ExecutionJudgements:
 def _element_called(loop: cst.For) -> bool:
     """Does the body call what the loop binds (``for model in checkpoints:
     model(x)``)? A tensor is not callable, so the loop runs over Python objects."""
-    names = {t.value for t in _flat_targets(loop.target) if isinstance(t, cst.Name)}
+    names = {t.value for t in flat_targets(loop.target) if isinstance(t, cst.Name)}
     if not names:
         return False
     stack: list[cst.CSTNode] = [loop.body]
@@ -452,16 +452,6 @@ def _element_called(loop: cst.For) -> bool:
             return True
         stack.extend(child_nodes(n))
     return False
-
-
-def _flat_targets(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            yield from _flat_targets(e.value)
-    elif isinstance(t, cst.StarredElement):
-        yield from _flat_targets(t.value)
-    else:
-        yield t
 
 
 def _eager_outside_setup(fn: FunctionInfo | None) -> bool:

@@ -164,3 +164,15 @@ def mentions(e: cst.CSTNode, names: set[str]) -> bool:
             continue
         stack.extend(child_nodes(n))
     return False
+
+
+def flat_targets(t: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The single targets of an assignment or ``for`` target: ``a, (b, *c)`` gives ``a``,
+    ``b`` and ``c``."""
+    if isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from flat_targets(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from flat_targets(t.value)
+    else:
+        yield t
