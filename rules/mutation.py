@@ -411,6 +411,25 @@ class PythonAttributeMutation(Rule):
     PITFALLS = ("P05",)
     VALID = (
         '''import tensorflow as tf
+
+class Trainer:
+    def __init__(self):
+        self.losses = {}
+
+    def reset_losses(self):
+        self.losses = {"pixel_loss": 0.0}
+
+    def compute_losses(self, x):
+        self.reset_losses()                    # a fresh dict in this trace
+        for s in range(3):
+            self.losses["pixel_loss"] += tf.reduce_mean(x) * s
+        return self.losses
+
+    @tf.function
+    def grad(self, x):
+        return self.compute_losses(x)
+''',
+        '''import tensorflow as tf
 import tensorflow_addons as tfa
 
 class TacotronDecoder(tfa.seq2seq.Decoder):
@@ -596,6 +615,8 @@ class Model(tf.Module):
             return
         if self.sem.enclosing_guard(ctx) is not None:
             return
+        if self.sem.fresh_container_before(fn, attr.attr.value, node):
+            return  # a container made earlier in the same trace
         self.report(node, self.MESSAGE.format(target=f"{attr.value.value}.{attr.attr.value}"), ctx=ctx)
 
     def _outer_object(self, base: cst.BaseExpression, fn: FunctionInfo) -> str | None:

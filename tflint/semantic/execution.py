@@ -6,7 +6,7 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
-from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_first_call_test, target_names
+from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import child_nodes, code, flat_targets
@@ -380,6 +380,42 @@ class ExecutionJudgements:
         if attr not in self._attr_reads:
             self._attr_reads[attr] = self._eager_read(attr)
         return self._attr_reads[attr]
+
+    def fresh_container_before(self, fn: FunctionInfo, attr: str, node: cst.CSTNode) -> bool:
+        """Does ``fn``, before the statement holding ``node``, bind ``self.attr`` to a new
+        list or dict, directly or through a method it calls (``self.reset_losses()`` with
+        ``self.losses = {...}``)? Then the container that ``node`` changes was made in the
+        same trace: it lives for that trace, as a local would."""
+        body = fn.node.body.body if isinstance(fn.node, cst.FunctionDef) and \
+            isinstance(fn.node.body, cst.IndentedBlock) else ()
+        line = self.line_of(node)  # type: ignore[attr-defined]
+        for stmt in body:
+            if self.line_of(stmt) >= line:  # type: ignore[attr-defined]
+                return False
+            if self._binds_fresh(stmt, attr, fn):
+                return True
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    call = small.value if isinstance(small, cst.Expr) else None
+                    if isinstance(call, cst.Call):
+                        callee = self.resolve_callee(call, fn)  # type: ignore[attr-defined]
+                        if callee is not None and callee.cls is not None and isinstance(callee.node, cst.FunctionDef) \
+                                and any(self._binds_fresh(st, attr, callee) for st in callee.node.body.body):
+                            return True
+        return False
+
+    @staticmethod
+    def _binds_fresh(stmt: cst.CSTNode, attr: str, fn: FunctionInfo) -> bool:
+        """``self.attr = {...}`` (or a list) as a statement of ``fn``."""
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and is_container_value(small.value) and any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attr and
+                    isinstance(t.target.value, cst.Name) and t.target.value.value == fn.self_name
+                    for t in small.targets):
+                return True
+        return False
 
     def all_uses_in_view(self) -> bool:
         """Whether every use of this module's names is in this file: a notebook, or a
