@@ -6,7 +6,7 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
-from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, target_names
+from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import child_nodes, code, flat_targets
@@ -437,7 +437,7 @@ class ExecutionJudgements:
                         stores.add(id(e))
                         mine = mine or type(e) is cst.Attribute and e.attr.value == attr  # type: ignore[attr-defined]
                 value = node.value  # type: ignore[attr-defined]
-                if mine and value is not None and _eager_outside_setup(fn) and not _constant(value):
+                if mine and value is not None and _eager_outside_setup(fn) and not is_python_literal(value):
                     return None  # eager code refreshes it too: which value a read sees is not known
             elif t is cst.Attribute and node.attr.value == attr and id(node) not in stores:  # type: ignore[attr-defined]
                 if _eager_outside_setup(fn) and not self._maybe_library_hook(fn):
@@ -454,7 +454,6 @@ class ExecutionJudgements:
             if got is not None:
                 return got[0], None, got[1]
         return None
-
 
     def _maybe_library_hook(self, fn: FunctionInfo | None) -> bool:
         """A method that nothing in this module calls, of a class derived from a library
@@ -497,19 +496,6 @@ def _eager_outside_setup(fn: FunctionInfo | None) -> bool:
         return True
     return not fn.traced and fn.name not in ("__init__", "build")
 
-
-def _constant(value: cst.BaseExpression) -> bool:
-    """A literal reset (``None``, ``0``, ``""``, ``[]``, ``None, None``): not a value
-    computed at run time."""
-    if isinstance(value, cst.Name):
-        return value.value in ("None", "True", "False")
-    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if isinstance(value, cst.Tuple):  # ``self.a, self.b = None, None``
-        return all(isinstance(e, cst.Element) and _constant(e.value) for e in value.elements)
-    if isinstance(value, (cst.List, cst.Dict, cst.Set)):
-        return not value.elements
-    return False
 
 
 _SCOPE_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
