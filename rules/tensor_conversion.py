@@ -34,8 +34,8 @@ class NumpyMethodOnTensor(Rule):
     Flags `x.numpy()` inside traced code when `x` is a tensor (a parameter of the traced
     function, the result of a TensorFlow op or a layer call, arithmetic on those) or a
     metric result (`metric.result().numpy()`). Calls guarded by
-    `if tf.executing_eagerly():` or inside a `try` are left alone, and `tf.py_function`
-    bodies are not traced code.
+    `if tf.executing_eagerly():` or by a `run_eagerly` flag, or inside a `try`, are left
+    alone, and `tf.py_function` bodies are not traced code.
 
     ## Why is this bad?
     While a function is traced, tensors are symbolic and have no value: TensorFlow 2.21
@@ -98,6 +98,26 @@ result = step(tf.constant(1.0)).numpy()   # eager code: fine
 
 def to_numpy(t):
     return tf.py_function(lambda v: v.numpy() * 2, [t], tf.float32)
+''',
+        '''import tensorflow as tf
+
+class NeRF(tf.keras.Model):
+    def __init__(self, params):
+        super().__init__()
+        self.params = params
+        self.val_cache = []
+
+    def test_step(self, data):
+        pred = self(data[0], training=False)
+        # the same flag goes to compile(run_eagerly=...): this branch runs only eagerly
+        if self.params.run_eagerly and len(self.val_cache) < 4:
+            self.val_cache.append(pred.numpy())
+        return {}
+
+def setup(params):
+    model = NeRF(params)
+    model.compile(optimizer="adam", run_eagerly=params.run_eagerly)
+    return model
 ''',
     )
     INVALID = (

@@ -500,7 +500,10 @@ def _eager_outside_setup(fn: FunctionInfo | None) -> bool:
 
 _SCOPE_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
-_EAGER_CHECKS = ("executing_eagerly", "inside_function", "executing_eagerly_outside_functions")
+#: words of a guard that says its branch is for eager runs: ``tf.executing_eagerly()``,
+#: ``tf.config.functions_run_eagerly()``, and a flag named ``run_eagerly`` (the one that
+#: also goes to ``compile(run_eagerly=...)``)
+_EAGER_CHECKS = ("executing_eagerly", "inside_function", "executing_eagerly_outside_functions", "run_eagerly")
 
 
 def autograph_false(call: cst.Call) -> bool:
@@ -509,8 +512,8 @@ def autograph_false(call: cst.Call) -> bool:
 
 
 def eager_only_branch(ctx: Ctx) -> bool:
-    """Code guarded by ``if tf.executing_eagerly():`` (or in its ``else`` when negated), or
-    in a ``try`` body: the author knows it may not run in a graph."""
+    """Code guarded by ``if tf.executing_eagerly():`` (or in its ``else`` when negated), by
+    a ``run_eagerly`` flag, or in a ``try`` body: the author knows it may not run in a graph."""
     for c in ctx.within_function():
         if isinstance(c.node, (cst.Try,)) and c.field == "body":
             return True
