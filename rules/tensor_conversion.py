@@ -119,6 +119,22 @@ def setup(params):
     model.compile(optimizer="adam", run_eagerly=params.run_eagerly)
     return model
 ''',
+        '''import tensorflow as tf
+import lfw
+
+class FaceNet(tf.keras.Model):
+    def test_step(self, data):
+        paths, issame = data
+        emb = self.get_embeddings(paths).numpy()     # called only by the fit below, eagerly
+        print(lfw.evaluate(emb, issame))
+
+    def fit(self, dataset, epochs=1, lfw_data=None):   # its own loop, not Keras' fit
+        for epoch in range(epochs):
+            for batch in dataset:
+                self.distributed_train_step(batch)
+            if lfw_data is not None:
+                self.test_step(lfw_data)
+''',
     )
     INVALID = (
         '''import tensorflow as tf

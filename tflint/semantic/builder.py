@@ -475,7 +475,8 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
     traces them (``fit``) on an instance that may be of that class: they run eagerly. A
     ``fit`` on a model the module knows to be of another class (``tf.keras.Model(...)``
     from a helper, another model class) does not run them. Also the steps of a model
-    compiled with ``run_eagerly=True``, and of a class that overrides ``fit`` itself."""
+    compiled with ``run_eagerly=True``, and of a class that overrides ``fit`` itself (the
+    steps its own ``fit`` calls included)."""
     direct: set[str] = set()
     entries: list[tuple[str, frozenset | None]] = []
     eager: list[frozenset | None] = []
@@ -506,6 +507,11 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
             entry = _STEP_ENTRY.get(m, ())
             if entry and all(e in cls.methods and not _calls_super(cls.methods[e], e) for e in entry):
                 out.add((id(cls), m))
+            # a class whose own ``fit`` (not Keras') calls ``self.test_step(...)`` itself:
+            # the step belongs to that Python loop, not to Keras' ``evaluate``
+            elif m in cls.methods and "fit" in cls.methods and not _calls_super(cls.methods["fit"], "fit") \
+                    and _calls_self_method(cls.methods["fit"], m):
+                out.add((id(cls), m))
         for m in direct:
             if m in cls.methods and not any(
                     e in _STEP_ENTRY[m] and (kinds is None or any(
@@ -513,6 +519,12 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
                     for e, kinds in entries):
                 out.add((id(cls), m))
     return out
+
+
+def _calls_self_method(fn, name: str) -> bool:
+    """Does ``fn`` call ``self.name(...)``?"""
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == name and
+               isinstance(call.func.value, cst.Name) and call.func.value.value == "self" for call, _ in fn.calls)
 
 
 def _calls_super(fn, name: str) -> bool:
