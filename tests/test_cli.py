@@ -45,6 +45,14 @@ def test_finding_text_and_exit_1(project: Path, run) -> None:
     assert r.out.count("\n") == 1
 
 
+def test_a_path_without_a_command_is_checked(project: Path, run) -> None:
+    write(project, "a.py", BAD_SRC)
+    r = run("a.py", "--select", "TFL101")
+    assert r.rc == 1 and r.out.startswith("a.py:4:5: TFL101"), (r.out, r.err)
+    assert run("missing.py").rc == 2  # not a path that exists: still a usage error
+    assert run("check", "a.py").out == r.out
+
+
 def test_clean_file_exit_0_and_one_summary_line(project: Path, run) -> None:
     write(project, "a.py", GOOD_SRC)
     r = run("check", "a.py")

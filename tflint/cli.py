@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tflint",
         description="Find where TensorFlow code changes meaning when it runs as a graph.",
+        epilog="`tflint PATH...` is short for `tflint check PATH...`.",
     )
     parser.add_argument("--version", action="version", version=f"tflint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -606,6 +607,9 @@ def cmd_server(argv: list[str]) -> int:
     return server.main(argv)
 
 
+_COMMANDS = ("check", "rules", "server", "verify")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tflint`` console script and ``python -m tflint``."""
     from_console = argv is None
@@ -614,6 +618,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_verify(argv[1:])
     if argv and argv[0] == "server":
         return cmd_server(argv[1:])
+    if argv and argv[0] not in _COMMANDS and not argv[0].startswith("-") and os.path.exists(argv[0]):
+        argv.insert(0, "check")  # ``tflint FILE...`` is ``tflint check FILE...``, as flake8 users type it
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
