@@ -527,3 +527,22 @@ def test_a_named_folder_without_a_marker_is_one_project(tmp_path: Path, monkeypa
     monkeypatch.chdir(folder / "utils")
     r = run("check", "--no-cache", "bbox.py")
     assert codes_at(r.out, "bbox.py") == [], r.out  # train.py is outside what was named
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("'Generator variables:'", []),               # every caller passes a string literal
+    ("tf.constant('G')", [(5, "TFL101")]),        # another module passes a tensor
+])
+def test_a_helper_traced_from_another_module_is_judged_by_that_modules_arguments(
+        project: Path, run, title, expected) -> None:
+    """``trace_vars(vs, 'Generator variables:')`` in a tf.function of another module: the
+    helper's ``title`` is the string those calls pass, so printing it is no tensor print
+    (stylegan-tf2, held-out set 11)."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/tf_utils.py", "import logging\n\n\ndef trace_vars(vars, title):\n"
+                                     "    print('\\n' + title)\n    logging.info(title)\n")
+    write(project, "pkg/model.py", "import tensorflow as tf\nfrom .tf_utils import trace_vars\n\n\n"
+                                   "@tf.function\ndef step(model, x):\n"
+                                   f"    trace_vars(model.trainable_variables, {title})\n    return model(x)\n")
+    r = run("check", "--select", "TFL101", "pkg/tf_utils.py")
+    assert [f for f in codes_at(r.out, "pkg/tf_utils.py") if f[0] == 5] == expected, r.out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 from typing import Iterator
@@ -1303,9 +1304,14 @@ class ValueFlow:
         if param is None or param.star:
             return lat.UNKNOWN
         if fn.root_reason is not None and not fn.tf_function:
-            return lat.UNKNOWN  # Keras and tf.data call it with tensors, never this module
+            # Keras and tf.data call it with tensors, never this module; a function that
+            # another module's traced code calls is judged by those calls too
+            if not self._external_literals(fn, param, parts):
+                return lat.UNKNOWN
         constructor = fn.name == "__init__" and fn.cls is not None
         sites = self.constructor_sites(fn.cls) if constructor else self.call_sites(fn)  # type: ignore[arg-type]
+        if not sites and fn.root_reason is not None and not fn.tf_function:
+            return None  # the other modules' calls said it all
         if not sites:
             # objects are built eagerly from configuration: a constructor's parameters
             # are Python values or other objects (layers, optimizers), not tensors
@@ -1341,6 +1347,40 @@ class ValueFlow:
                     a = lat.Value(a.kind, why=f"{a.why}{hops}", count=a.count)
                 parts.append(a)
         return None
+
+    def _external_literals(self, fn: FunctionInfo, param: cst.Param, parts: list[lat.Value]) -> bool:
+        """For a module function that traced code of other project modules calls
+        (``trace_vars(vs, 'Generator variables:')`` in ``model.py``): add to ``parts`` what
+        those calls give ``param`` when every one of them passes a literal or leaves the
+        Python default (True); False when any call may pass something else, or when the
+        function is a root for another reason (Keras, tf.data)."""
+        project = self.project  # type: ignore[attr-defined]
+        if project is None or fn.parent is not None or fn.cls is not None or \
+                fn.name not in project.traced_from_elsewhere():
+            return False
+        sites = self.external_call_sites(fn)  # type: ignore[attr-defined]
+        if not sites:
+            return False
+        params = [p.name.value for p in fn.params if p.star not in ("*", "**")]
+        name = param.name.value
+        for site in sites:
+            if site.unpacks:
+                return False
+            arg = next((a for a in site.args if a.key == name or
+                        a.key.startswith("#") and int(a.key[1:]) < len(params) and
+                        params[int(a.key[1:])] == name), None)
+            if arg is None:
+                if param.default is None:
+                    return False
+                parts.append(self.value_of(param.default, None))
+            elif arg.kind == "literal":
+                try:
+                    parts.append(lat.const(ast.literal_eval(arg.text)))
+                except (ValueError, SyntaxError):
+                    return False
+            else:
+                return False
+        return True
 
     def instance_class(self, expr: cst.BaseExpression, fn: FunctionInfo | None):
         """The class of this module that ``expr`` is an instance of, when every binding of
