@@ -262,6 +262,18 @@ def f(x, y, mask=None):
     ordered = sorted(tf.reshape(x, [-1]))     # one tensor: AutoGraph sorts it with tf.sort
     return x * mask, n, total, biggest, ordered
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def upscale2d(x, factor, gain=1):
+    # the type check comes first: a tensor `factor` fails the assert, never asks its truth
+    assert isinstance(factor, int) and factor >= 1
+    if factor == 1:
+        return x
+    return tf.repeat(x, factor, axis=1) * gain
+
+y = upscale2d(tf.ones([1, 2]), tf.constant(2))
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -658,13 +658,15 @@ class ValueJudgements:
         return False
 
     def condition_is_tensor(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
-        """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?"""
+        """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?
+        A test that checks a type anywhere (``isinstance(f, int) and f >= 1``) is about
+        Python values: the type check decides before any tensor's truth is asked."""
+        if "is_tensor(" in code(test) or "isinstance(" in code(test):
+            return False
         if isinstance(test, cst.BooleanOperation):
             return self.condition_is_tensor(test.left, fn) or self.condition_is_tensor(test.right, fn)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.condition_is_tensor(test.expression, fn)
-        if "is_tensor(" in code(test) or "isinstance(" in code(test):
-            return False
         return self.strong_tensor(test, fn)
 
     def is_builtin(self, node: cst.BaseExpression, name: str, fn: FunctionInfo | None) -> bool:
