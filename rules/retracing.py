@@ -658,6 +658,20 @@ class TfFunctionCreatedInLoop(Rule):
     VALID = (
         '''import tensorflow as tf
 
+def create_model(res):
+    return tf.keras.Sequential([tf.keras.layers.Dense(2 ** res)])
+
+writer = tf.summary.create_file_writer("logs")
+x = tf.zeros([1, 8])
+for res in range(2, 6):                 # one graph per resolution, for TensorBoard
+    trace_model = tf.function(create_model(res))
+    with writer.as_default():
+        tf.summary.trace_on(graph=True)
+        trace_model(x)
+        tf.summary.trace_export(name=f"G_{res}", step=0)
+''',
+        '''import tensorflow as tf
+
 x = tf.ones((2,))
 for cls in [tf.keras.layers.RandomFlip, tf.keras.layers.RandomRotation]:
     layer = cls()                       # one benchmark pass per layer class
@@ -859,6 +873,8 @@ for epoch in range(10):                   # a notebook's training loop
         loop = next(sem.python_loops(ctx), None)
         if loop is None:
             return
+        if sem.wraps_what_the_loop_binds(node.args[0].value, loop.node):  # type: ignore[arg-type]
+            return  # a new model or layer each iteration: each must be traced anyway
         if self._called_in_loop(node, ctx, loop):
             self.report(node, self.MESSAGE.format(where="in every iteration of this loop"), ctx=None)
 

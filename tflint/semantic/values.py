@@ -1478,6 +1478,17 @@ class ValueFlow:
         A function created once would keep what its first trace captured, so a new one
         per iteration is what the code means (or the value must become an argument)."""
         free = names_read(fn.node.body) - fn.bound - fn.param_names if isinstance(fn.node, cst.FunctionDef) else set()
+        return self._reads_loop_bindings(free, loop)
+
+    def wraps_what_the_loop_binds(self, expr: cst.BaseExpression, loop: cst.For | cst.While) -> bool:
+        """Does ``expr`` (what ``tf.function(expr)`` wraps in ``loop``) read a name the
+        loop binds anew: ``tf.function(self.create_model(res))`` over ``res``, or
+        ``tf.function(model)`` after ``model = build(res)``? A different object each
+        iteration: its trace cannot be shared."""
+        return self._reads_loop_bindings(names_read(expr), loop)
+
+    @staticmethod
+    def _reads_loop_bindings(free: set[str], loop: cst.For | cst.While) -> bool:
         if not free:
             return False
         if isinstance(loop, cst.For) and any(isinstance(t, cst.Name) and t.value in free
