@@ -66,12 +66,13 @@ class ScaledDense(tf.Module):
         super().__init__()
         self.units = units
         self.calls = 0
+        self.scale_file = os.path.join("config", "dense_scale.txt")  # rewritten while training
 
     @tf.function
     def __call__(self, x):
         w = tf.Variable(tf.ones([x.shape[-1], self.units]))  # TFL301: a new variable per call
         self.calls += 1  # TFL107: counts traces, not calls
-        scale = float(os.environ.get("DENSE_SCALE", "1.0"))  # TFL102: read once, at trace time
+        scale = float(open(self.scale_file).read())  # TFL102: read once, at trace time
         return scale * tf.matmul(x, w)
 
 
