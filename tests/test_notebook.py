@@ -242,6 +242,15 @@ def test_schema_invalid_notebook_is_tfl001(project: Path, run) -> None:
     assert r.rc == 1 and r.out.startswith("nb.ipynb:1:1: TFL001 not a valid notebook (nbformat 4): "), r.out
 
 
+def test_cell_ids_in_an_nbformat_4_4_file_are_no_error(project: Path, run) -> None:
+    """stellargraph's notebooks: nbformat 4.4 with cell ids (a 4.5 key). Jupyter and
+    nbformat open them; the strict schema of 4.4 says 'id' was unexpected."""
+    cell = dict(_cell("code", IMPORT + BAD_FN), id="a1b2c3")
+    write(project, "nb.ipynb", _nb(cell))
+    rows = run("check", "nb.ipynb").out.splitlines()
+    assert len(rows) == 1 and rows[0].startswith("nb.ipynb:cell 1:4:5: TFL101"), rows
+
+
 def test_schema_invalid_notebook_still_has_its_code_linted(project: Path, run) -> None:
     cell = _cell("code", IMPORT + BAD_FN)
     del cell["execution_count"]

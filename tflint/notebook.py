@@ -138,7 +138,9 @@ def read(data: bytes | str, path: str) -> Notebook:
         invalid = None
         try:
             node = nbformat.from_dict(raw)
-            nbformat.validate(node, version=major)
+            # extra keys are tolerated as Jupyter and nbformat tolerate them: cell ids in
+            # an nbformat 4.4 file (written by newer tools under the old minor version)
+            nbformat.validate(node, version=major, relax_add_props=True)
         except Exception as e:  # nbformat.ValidationError and the schema library's errors
             invalid = f"not a valid notebook (nbformat {major}): {_validation_message(e)}"
     try:
