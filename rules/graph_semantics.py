@@ -1173,6 +1173,16 @@ def _only_raises(h: cst.ExceptHandler) -> bool:
     return isinstance(small[-1], cst.Raise) and all(isinstance(x, (cst.Expr, cst.Pass)) for x in small[:-1])
 
 
+def _ends_python_loop(h: cst.ExceptHandler) -> bool:
+    """A handler that only leaves a Python loop (``while True: try: v = tf.reduce_sum(v,
+    axis=1) except: break``): the loop probes shapes until tracing raises, a trace-time
+    error by its nature, since a runtime one could not end a Python loop of the trace."""
+    body = h.body.body if isinstance(h.body, cst.IndentedBlock) else ()
+    small = [x for st in body if isinstance(st, cst.SimpleStatementLine) for x in st.body]
+    return len(small) == len(body) > 0 and isinstance(small[-1], cst.Break) and \
+        all(isinstance(x, (cst.Expr, cst.Pass)) for x in small[:-1])
+
+
 class TryExceptInTracedCode(Rule):
     """`try/except` for runtime errors around TensorFlow ops in traced code.
 
@@ -1182,8 +1192,9 @@ class TryExceptInTracedCode(Rule):
     (`InvalidArgumentError`, `OutOfRangeError`, ...), `Exception`, `BaseException` or a
     bare `except:`. Handlers for Python errors raised while tracing (`ImportError`,
     `ValueError`, `TypeError`, `KeyError`, `AttributeError`, ...) are fine, and so is a
-    `try` whose body only does Python work, and a broad handler that only re-raises
-    (it adds context to trace-time errors and swallows nothing).
+    `try` whose body only does Python work, a broad handler that only re-raises
+    (it adds context to trace-time errors and swallows nothing), and one that only
+    `break`s out of a Python loop (a loop that probes shapes until tracing raises).
 
     ## Why is this bad?
     While tracing, TensorFlow ops only build the graph; they fail later, when the graph
@@ -1242,6 +1253,20 @@ def f(x):
         n = None
     return y, n
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def gradient_norms(grads):
+    def full_reduce(v):
+        v = tf.abs(v)
+        while True:                      # sum axis 1 away until the rank runs out:
+            try:                         # the error is raised while tracing
+                v = tf.reduce_sum(v, axis=1)
+            except:
+                break
+        return v
+    return [full_reduce(g) for g in grads]
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1277,7 +1302,7 @@ def parse(line):
         broad: str | None = None
         for h in node.handlers:
             if h.type is None:
-                if not _only_raises(h):
+                if not _only_raises(h) and not _ends_python_loop(h):
                     broad = broad or ":"
                 continue
             types = [e.value for e in h.type.elements] if isinstance(h.type, cst.Tuple) else [h.type]
@@ -1287,7 +1312,7 @@ def parse(line):
                                      "tensorflow.compat.v1.errors.", "tensorflow.compat.v2.errors.")):
                         return dotted_name(t) or q, False
                 if isinstance(t, cst.Name) and t.value in _BROAD and t.value not in self.sem.imports and \
-                        not _only_raises(h):
+                        not _only_raises(h) and not _ends_python_loop(h):
                     broad = broad or t.value
         return broad, True
 
