@@ -546,3 +546,19 @@ def test_a_helper_traced_from_another_module_is_judged_by_that_modules_arguments
                                    f"    trace_vars(model.trainable_variables, {title})\n    return model(x)\n")
     r = run("check", "--select", "TFL101", "pkg/tf_utils.py")
     assert [f for f in codes_at(r.out, "pkg/tf_utils.py") if f[0] == 5] == expected, r.out
+
+
+def test_a_function_that_a_map_lambda_of_another_module_calls_is_traced(project: Path, run) -> None:
+    """``ds.map(lambda p: pose_to_ray(p, n))`` with ``pose_to_ray`` imported: the lambda is
+    traced, and so is what it calls (NeRF-TF2-Keras, held-out set 14)."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/ray.py", "import tensorflow as tf\n\n\ndef render(o, n):\n"
+                                 "    shape = tf.Variable([0, 0, 0], trainable=False)\n"
+                                 "    return tf.random.uniform(shape=shape) * o\n\n\n"
+                                 "def pose_to_ray(pose, n):\n    return render(pose, n)\n")
+    write(project, "loader.py", "import tensorflow as tf\nfrom pkg.ray import pose_to_ray\n\n\n"
+                                "def get(poses, n):\n    return tf.data.Dataset.from_tensor_slices(poses).map(\n"
+                                "        lambda p: pose_to_ray(p, tf.constant(n)))\n")
+    r = run("check", "--select", "TFL301", "pkg/ray.py")
+    assert codes_at(r.out, "pkg/ray.py") == [(5, "TFL301")], r.out
+    assert "passed to `Dataset.map` in `loader.py` (line 6)" in r.out, r.out

@@ -351,15 +351,15 @@ class _Summarizer(ast.NodeVisitor):
             unpacks = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
             self.out.calls.append(CallSite(dotted, node.lineno, caller, bool(self.loops[-1]), args, unpacks))
             if self.is_tf_function(node.func) and node.args:
-                target = _dotted(node.args[0])
-                if target is not None:
+                for target in _handed_over(node.args[0]):
                     self.tf_wrapped.append((target, caller, node.lineno))
         if isinstance(node.func, ast.Attribute) and node.func.attr in DATASET_METHODS and \
                 self._is_dataset(node.func.value):
             pos = DATASET_METHODS[node.func.attr]
             arg = node.args[pos] if pos is not None and len(node.args) > pos else None
-            if arg is not None and _dotted(arg) is not None:
-                self.dataset_fns.append((_dotted(arg) or "", caller, node.func.attr, node.lineno))
+            if arg is not None:
+                for target in _handed_over(arg):
+                    self.dataset_fns.append((target, caller, node.func.attr, node.lineno))
 
     def _is_dataset(self, e: ast.expr) -> bool:
         while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
@@ -437,6 +437,17 @@ class _Summarizer(ast.NodeVisitor):
                 return fns[f"{scope}.{target}"]
             scope = fns[scope].parent if scope in fns else None
         return fns.get(target)
+
+
+def _handed_over(arg: ast.expr) -> list[str]:
+    """The functions an argument hands to what traces it: ``parse`` or ``ops.parse`` as
+    written, or those a lambda calls (``lambda p: pose_to_ray(p, n)``): the lambda is
+    traced, and so is what it calls."""
+    if isinstance(arg, ast.Lambda):
+        return [d for c in ast.walk(arg.body) if isinstance(c, ast.Call) for d in (_dotted(c.func),)
+                if d is not None]
+    d = _dotted(arg)
+    return [] if d is None else [d]
 
 
 def _names_in(value: ast.expr) -> set[str]:
