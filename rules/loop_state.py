@@ -72,6 +72,34 @@ class ListAppendInTfLoop(Rule):
     VALID = (
         '''import tensorflow as tf
 
+class Runner:
+    @tf.function
+    def run_train_step(self, data_batch):
+        with tf.GradientTape() as tape:
+            loss = self.model(data_batch)
+        var_list = self.model.trainable_variables
+        grads = tape.gradient(loss, var_list)
+        if self._amp_enabled:
+            grads = self.optimizer.get_unscaled_gradients(grads)
+        updated_grads = []
+        for var, grad in zip(var_list, grads):     # zip over Python lists: a Python loop
+            updated_grads.append(tf.zeros_like(var) if grad is None else grad)
+        grads, _ = tf.clip_by_global_norm(updated_grads, 1.0)
+        return grads
+
+    def dataset(self, files):
+        return tf.data.Dataset.zip(files).map(self.decode_batch)
+
+    @tf.function
+    def decode_batch(self, labels, categorical_features):
+        temp = []
+        for dtype, feature in zip(self._categorical_types, categorical_features):
+            temp.append(tf.cast(tf.io.decode_raw(feature, dtype), tf.int32))  # zip: Python
+        categorical_features = tf.concat(temp, axis=1)
+        return categorical_features, labels
+''',
+        '''import tensorflow as tf
+
 def tracin(dataset, model_checkpoints):
     @tf.function
     def run(batch, checkpoints):

@@ -241,7 +241,11 @@ def test_tensor_judgement(expr: str, expected: bool) -> None:
         ("for row in x:", True),
         ("for i in range(tf.shape(x)[0]):", True),
         ("for i in range(int(tf.shape(x)[0])):", True),
-        ("for i, row in enumerate(x):", True),
+        # AutoGraph converts enumerate/zip only over Datasets: over a tensor they fail while
+        # tracing, over Python lists they are Python loops (TensorFlow 2.21)
+        ("for i, row in enumerate(x):", False),
+        ("for a, b in zip([1, 2], x):", False),
+        ("for i, b in enumerate(tf.data.Dataset.range(3)):", True),
         ("for batch in ds:", True),
         ("for i in range(3):", False),
         ("for i in range(x.shape[0]):", False),

@@ -166,7 +166,7 @@ class ValueJudgements:
         """Does a ``for`` over ``it`` run as a TensorFlow loop, binding tensors?
         Iterating a tensor, ``tf.range(...)``, a Dataset (or ``iter(ds)``), and
         ``range(<tensor>)`` / ``range(int(<tensor>))``, which AutoGraph converts.
-        ``enumerate``/``zip`` over those count too."""
+        ``enumerate``/``zip``/``iter`` count only over Datasets."""
         d = _depth + 1
         if d > 12:
             return False
@@ -177,7 +177,12 @@ class ValueJudgements:
             if name == "range" and "range" not in self.imports:
                 return any(self.is_tensor(_strip_int(a.value), fn, d) for a in it.args)
             if name in ("enumerate", "zip", "iter", "reversed") and it.args:
-                return any(self.iterates_tensors(a.value, fn, d) for a in it.args if a.keyword is None)
+                # AutoGraph converts these only over Datasets (all of them, for ``zip``);
+                # over a Python list they are Python loops, and over a tensor they fail
+                # while tracing (checked on TensorFlow 2.21)
+                args = [a.value for a in it.args if a.keyword is None]
+                return bool(args) and fn is not None and fn.traced and \
+                    all(self.is_dataset_expr(_iter_of(a), fn) for a in args)
         if fn is not None and fn.traced and self.is_dataset_expr(it, fn):
             return True
         srcs = self._bindings_of(it.value, fn)[1] if isinstance(it, cst.Name) else [it]
@@ -776,6 +781,13 @@ def container_kind(owner: FunctionInfo, name: str) -> str | None:
         else:
             return None
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def _iter_of(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``iter(ds)`` -> ``ds``."""
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == "iter" and e.args:
+        return e.args[0].value
+    return e
 
 
 def root_param(name: str, fn: FunctionInfo) -> bool:
