@@ -105,6 +105,22 @@ class PythonScalarArgument(Rule):
     TRACED_ONLY = False
     PITFALLS = ("P31",)
     VALID = (
+        '''import horovod.tensorflow as hvd
+import tensorflow as tf
+
+@tf.function
+def train_step(model, opt, x, first_batch):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(model(x))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+    if first_batch:                        # Horovod's idiom: broadcast after the first step
+        hvd.broadcast_variables(model.variables, root_rank=0)
+    return loss
+
+for batch, x in enumerate(dataset):
+    train_step(model, opt, x, batch == 0)  # a bool: two graphs at most
+''',
         '''import tensorflow as tf
 
 @tf.function

@@ -998,8 +998,11 @@ class ValueFlow:
         if t is cst.Comparison:
             if any(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in e.comparisons):  # type: ignore
                 return lat.CONST
-            return self._combine([self.value_of(e.left, fn, d)] +  # type: ignore[attr-defined]
-                                 [self.value_of(c.comparator, fn, d) for c in e.comparisons])  # type: ignore
+            v = self._combine([self.value_of(e.left, fn, d)] +  # type: ignore[attr-defined]
+                              [self.value_of(c.comparator, fn, d) for c in e.comparisons])  # type: ignore
+            if v.varies:  # ``batch == 0``: a Python bool, two values at most
+                return lat.Value(v.kind, why=v.why, count=2 if v.count is None else min(v.count, 2))
+            return v
         if t is cst.BooleanOperation:
             return self._combine([self.value_of(e.left, fn, d), self.value_of(e.right, fn, d)])  # type: ignore
         if t is cst.IfExp:
