@@ -357,7 +357,9 @@ class PythonAttributeMutation(Rule):
     trace, nor a method of a class derived from another library's class that nothing in
     the module calls: the library may run it within the trace) and no eager code outside
     them stores a computed value on it too: then which value a read sees depends on the
-    order of the calls.
+    order of the calls. Nor is the state of an object that is itself made within the trace
+    (a processor class constructed only in a `Dataset.map` parser): it lives for that
+    trace.
 
     ## Why is this bad?
     The attribute changes while tracing, once per trace: a `self.counter == 0` guard is
@@ -499,6 +501,37 @@ class RPN(tf.keras.Model):
 ''',
         '''import tensorflow as tf
 
+class InputProcessor:
+    def __init__(self, image):
+        self._image = image
+        self._image_scale = tf.constant(1.0)
+
+    def normalize_image(self):
+        self._image = tf.cast(self._image, tf.float32)
+        self._image -= 0.5                      # this object lives for one trace
+
+    def set_scale(self, scale):
+        self._image_scale = tf.cast(scale, tf.float32)
+
+    @property
+    def image_scale(self):
+        return self._image_scale
+
+class DetectionInputProcessor(InputProcessor):
+    def __init__(self, image, boxes):
+        InputProcessor.__init__(self, image)
+        self._boxes = boxes
+
+def parse(image, boxes):                        # made anew in each trace of the parser
+    p = DetectionInputProcessor(image, boxes)
+    p.normalize_image()
+    p.set_scale(tf.shape(image)[0])
+    return p._image * p.image_scale
+
+ds = tf.data.Dataset.from_tensor_slices((images, boxes)).map(parse)
+''',
+        '''import tensorflow as tf
+
 class GAN:
     @tf.function
     def train_generator(self):
@@ -566,7 +599,7 @@ class Model(tf.Module):
         for t in _assign_targets(node):
             if isinstance(t, cst.Attribute):
                 base = self._outer_object(t.value, fn)
-                if base is None:
+                if base is None or self._per_trace_self(t.value, fn):
                     continue
                 if value is not None and isinstance(value, cst.Call) and \
                         self.sem.resolves_to(value.func, _STATE_VALUES) and self.sem.enclosing_guard(ctx):
@@ -613,11 +646,19 @@ class Model(tf.Module):
         values = owner.cls.init_attrs.get(attr.attr.value, ())
         if not any(is_container_value(v) for v in values):
             return
+        if self.sem.instances_live_per_trace(owner.cls):
+            return  # every instance is made within a trace, and lives for it
         if self.sem.enclosing_guard(ctx) is not None:
             return
         if self.sem.fresh_container_before(fn, attr.attr.value, node):
             return  # a container made earlier in the same trace
         self.report(node, self.MESSAGE.format(target=f"{attr.value.value}.{attr.attr.value}"), ctx=ctx)
+
+    def _per_trace_self(self, base: cst.BaseExpression, fn: FunctionInfo) -> bool:
+        """``self`` of a class whose instances are all made within a trace."""
+        owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+        return owner is not None and owner.cls is not None and isinstance(base, cst.Name) and \
+            base.value == owner.self_name and self.sem.instances_live_per_trace(owner.cls)
 
     def _outer_object(self, base: cst.BaseExpression, fn: FunctionInfo) -> str | None:
         """The name of ``base`` when it is ``self``/``cls``, an object parameter or a

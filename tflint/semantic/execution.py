@@ -381,6 +381,51 @@ class ExecutionJudgements:
             self._attr_reads[attr] = self._eager_read(attr)
         return self._attr_reads[attr]
 
+    def instances_live_per_trace(self, cls) -> bool:
+        """Is every instance of the module class ``cls`` made within a trace? True when
+        ``cls`` and the module's classes derived from it are constructed only in traced
+        code (``p = DetectionInputProcessor(image)`` in a ``Dataset.map`` parser), their
+        names are used for nothing else, and no other module of the project calls them:
+        then state the methods keep on ``self`` lives for one trace, like a local."""
+        memo = self.__dict__.setdefault("_per_trace_classes", {})
+        if id(cls) not in memo:
+            memo[id(cls)] = self._instances_live_per_trace(cls)
+        return memo[id(cls)]
+
+    def _instances_live_per_trace(self, cls) -> bool:
+        classes = self.classes  # type: ignore[attr-defined]
+        if classes.get(cls.name) is not cls:
+            return False
+        family = {cls.name}
+        grew = True
+        while grew:
+            grew = False
+            for c in classes.values():
+                if c.name not in family and any(isinstance(b, cst.Name) and b.value in family for b in c.bases):
+                    family.add(c.name)
+                    grew = True
+        sites = [(call, ctx) for call, ctx in self.all_calls  # type: ignore[attr-defined]
+                 if isinstance(call.func, cst.Name) and call.func.value in family]
+        if not sites or not all(self.is_traced(ctx) for _, ctx in sites):
+            return False
+        if any(self.external_call_sites(name) for name in family):  # type: ignore[attr-defined]
+            return False
+        allowed = {id(call.func) for call, _ in sites}
+        allowed.update(id(b) for c in classes.values() for b in c.bases if isinstance(b, cst.Name))
+        allowed.update(id(c.node.name) for c in classes.values())
+        # (the family's own bodies may name it: ``InputProcessor.__init__(self, ...)``)
+        stack: list[cst.CSTNode] = [b for b in self.module.body  # type: ignore[attr-defined]
+                                    if not (type(b) is cst.ClassDef and b.name.value in family)]
+        while stack:
+            n = stack.pop()
+            if type(n) is cst.Name and n.value in family and id(n) not in allowed:  # type: ignore[attr-defined]
+                return False  # handed around as a value, or named in an annotation
+            if type(n) is cst.Attribute:
+                stack.append(n.value)  # type: ignore[attr-defined]
+                continue
+            stack.extend(child_nodes(n))
+        return True
+
     def fresh_container_before(self, fn: FunctionInfo, attr: str, node: cst.CSTNode) -> bool:
         """Does ``fn``, before the statement holding ``node``, bind ``self.attr`` to a new
         list or dict, directly or through a method it calls (``self.reset_losses()`` with
