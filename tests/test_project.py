@@ -562,3 +562,24 @@ def test_a_function_that_a_map_lambda_of_another_module_calls_is_traced(project:
     r = run("check", "--select", "TFL301", "pkg/ray.py")
     assert codes_at(r.out, "pkg/ray.py") == [(5, "TFL301")], r.out
     assert "passed to `Dataset.map` in `loader.py` (line 6)" in r.out, r.out
+
+
+@pytest.mark.parametrize("local_call, expected", [
+    ("", []),                                        # only another module calls it
+    ("\n\n@tf.function\ndef probe(x):\n    return pick(x, tf.shape(x)[0])\n", [(5, "TFL202")]),
+])
+def test_a_parameter_only_other_modules_fill_is_no_tensor_for_the_strict_rules(
+        project: Path, run, local_call, expected) -> None:
+    """``assert n == 2`` in a helper that another module's traced code calls with
+    ``yolo_cfg.cell_n``: the index knows only that the argument is no literal, which says
+    nothing of a tensor (tensorflow-without-a-phd, held-out set 13). A call of the same
+    module that passes a tensor still makes it one."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/box.py", "import tensorflow as tf\n\n\ndef pick(rois, n):\n"
+                                 "    assert n == 2\n    return rois[:n]\n" + local_call)
+    write(project, "pkg/datagen.py", "import tensorflow as tf\nfrom . import box\n\n\n"
+                                     "def attribution(rois, cfg):\n    return box.pick(rois, cfg.cell_n)\n\n\n"
+                                     "def make(rois, cfg):\n    return tf.data.Dataset.from_tensor_slices(rois).map(\n"
+                                     "        lambda r: attribution(r, cfg))\n")
+    r = run("check", "--select", "TFL202", "pkg/box.py")
+    assert codes_at(r.out, "pkg/box.py") == expected, r.out

@@ -633,7 +633,8 @@ class ValueJudgements:
                     values = [v for v in f.assigns.get(e.value, ()) if not mentions(v, {e.value})]
                     verdicts = [self.strong_tensor(v, f, _arith, d) for v in values]
                     if e.value in f.param_names:
-                        verdicts.append((_arith or f.has_input_signature) and self.is_tensor(e, fn) or
+                        verdicts.append((_arith or f.has_input_signature) and self.is_tensor(e, fn) and
+                                        not self._only_other_modules_call(f, e.value, d) or
                                         annotated_tensor(f, e.value))
                     elif not values:
                         verdicts.append(_arith and self.is_tensor(e, fn))
@@ -1364,6 +1365,17 @@ class ValueFlow:
                     a = lat.Value(a.kind, why=f"{a.why}{hops}", count=a.count)
                 parts.append(a)
         return None
+
+    def _only_other_modules_call(self, fn: FunctionInfo, name: str, d: int) -> bool:
+        """Is ``fn`` traced only because other modules' traced code calls it, with no call
+        of this module giving parameter ``name`` a tensor? What those calls pass is known
+        only as literal or not (``yolo_cfg.cell_n`` may well be a Python int), so the
+        strict judgement does not take the parameter for a tensor."""
+        project = self.project  # type: ignore[attr-defined]
+        if project is None or fn.tf_function or fn.parent is not None or fn.cls is not None or \
+                fn.name not in project.traced_from_elsewhere():
+            return False
+        return not self._a_call_gives_a_tensor(fn, name, d) if self.call_sites(fn) else True
 
     def _external_literals(self, fn: FunctionInfo, param: cst.Param, parts: list[lat.Value]) -> bool:
         """For a module function that traced code of other project modules calls
