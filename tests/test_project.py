@@ -567,6 +567,8 @@ def test_a_function_that_a_map_lambda_of_another_module_calls_is_traced(project:
 @pytest.mark.parametrize("local_call, expected", [
     ("", []),                                        # only another module calls it
     ("\n\n@tf.function\ndef probe(x):\n    return pick(x, tf.shape(x)[0])\n", [(5, "TFL202")]),
+    # passed on to a helper of the module: judged where it comes from
+    ("\n\ndef check(k):\n    assert k == 2\n\n\ndef pick2(rois, n):\n    check(n)\n    return rois\n", []),
 ])
 def test_a_parameter_only_other_modules_fill_is_no_tensor_for_the_strict_rules(
         project: Path, run, local_call, expected) -> None:
@@ -578,7 +580,7 @@ def test_a_parameter_only_other_modules_fill_is_no_tensor_for_the_strict_rules(
     write(project, "pkg/box.py", "import tensorflow as tf\n\n\ndef pick(rois, n):\n"
                                  "    assert n == 2\n    return rois[:n]\n" + local_call)
     write(project, "pkg/datagen.py", "import tensorflow as tf\nfrom . import box\n\n\n"
-                                     "def attribution(rois, cfg):\n    return box.pick(rois, cfg.cell_n)\n\n\n"
+                                     "def attribution(rois, cfg):\n    return box.pick(rois, cfg.cell_n) + box.pick2(rois, cfg.cell_n)\n\n\n"
                                      "def make(rois, cfg):\n    return tf.data.Dataset.from_tensor_slices(rois).map(\n"
                                      "        lambda r: attribution(r, cfg))\n")
     r = run("check", "--select", "TFL202", "pkg/box.py")

@@ -1371,11 +1371,36 @@ class ValueFlow:
         of this module giving parameter ``name`` a tensor? What those calls pass is known
         only as literal or not (``yolo_cfg.cell_n`` may well be a Python int), so the
         strict judgement does not take the parameter for a tensor."""
+        return self._tensor_only_from_elsewhere(fn, name, d, set())
+
+    def _tensor_only_from_elsewhere(self, fn: FunctionInfo, name: str, d: int, seen: set) -> bool:
         project = self.project  # type: ignore[attr-defined]
-        if project is None or fn.tf_function or fn.parent is not None or fn.cls is not None or \
-                fn.name not in project.traced_from_elsewhere():
+        if project is None or fn.tf_function or (id(fn), name) in seen or len(seen) > 8:
             return False
-        return not self._a_call_gives_a_tensor(fn, name, d) if self.call_sites(fn) else True
+        seen.add((id(fn), name))
+        elsewhere = fn.parent is None and fn.cls is None and fn.name in project.traced_from_elsewhere()
+        if fn.root_reason is not None and not elsewhere:
+            return False  # Keras or tf.data pass it tensors
+        sites = self.call_sites(fn)
+        if not sites:
+            return elsewhere
+        for call, ctx in sites:
+            bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
+            if bound is None:
+                return False
+            arg = bound.get(name)
+            if arg is None or is_python_literal(arg.value):
+                continue
+            caller = ctx.fn
+            if isinstance(arg.value, cst.Name) and caller is not None and \
+                    self.binding_of(arg.value.value, caller) == ("param", caller):
+                # passed on from its caller's parameter (``to_hw_size(size, hw_ratio)``
+                # calling ``validate_hw_ratio(hw_ratio)``): judged where it comes from
+                if not self._tensor_only_from_elsewhere(caller, arg.value.value, d, seen):
+                    return False
+            elif self.is_tensor(arg.value, caller, d):
+                return False
+        return True
 
     def _external_literals(self, fn: FunctionInfo, param: cst.Param, parts: list[lat.Value]) -> bool:
         """For a module function that traced code of other project modules calls
