@@ -110,6 +110,26 @@ class VariableCreatedInTracedCode(Rule):
     VALID = (
         '''import tensorflow as tf
 
+def set_slimmed_param(layer, width, actual=False):
+    if actual:                    # the eager export path: never taken while tracing
+        layer.kernel = tf.Variable(layer.kernel.numpy()[:, :width])
+    else:
+        layer.width.assign(width)
+
+def set_width(model, width, actual=False):
+    for layer in model.layers:
+        set_slimmed_param(layer, width, actual)
+
+@tf.function
+def training(model, x, width):
+    set_width(model, width)       # actual keeps its default, False
+    return model(x)
+
+def export(model, width):
+    set_width(model, width, actual=True)
+''',
+        '''import tensorflow as tf
+
 class Scale(tf.Module):
     def __init__(self):
         self.v = None

@@ -411,3 +411,41 @@ def test_a_name_bound_to_py_function_runs_its_function_eagerly(first: str, expec
     """aianaconda's dataset code (held-out set 8): ``threefun`` is ``tf.py_function`` or
     TensorFlow 1's ``tf.py_func``, chosen by ``if``."""
     assert codes(PY_FUNC_ALIAS.format(first=first)) == expected
+
+
+SET_WIDTH = """\
+    import tensorflow as tf
+
+
+    def set_param(layer, actual=False):
+        if actual:
+            layer.w = tf.Variable(layer.w.numpy()[:2])
+        else:
+            layer.depth.assign(0.5)
+
+
+    def set_width(model, width, actual=False):
+        for layer in model.layers:
+            set_param(layer, actual)
+
+
+    @tf.function
+    def train_step(model, x):
+        set_width(model, 0.5{traced})
+        return x
+
+
+    set_width(model, 1.0, actual=True)
+    """
+
+
+@pytest.mark.parametrize("traced, expected", [
+    ("", []),                                        # the default: never taken while tracing
+    (", actual=False", []),
+    (", actual=True", [(6, "TFL301")]),             # traced with True: fails
+    (", actual=flag", [(6, "TFL301")]),             # unknown: judged as before
+])
+def test_a_branch_on_a_parameter_that_traced_calls_leave_false_is_not_traced(traced, expected) -> None:
+    """Autoslim (held-out set 17): ``set_param(layer, actual)`` is passed ``actual``'s
+    default from the tf.function and ``True`` only from eager code."""
+    assert codes(SET_WIDTH.format(traced=traced)) == expected

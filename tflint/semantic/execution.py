@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Callable, Iterator
 
 import libcst as cst
@@ -202,6 +203,9 @@ class ExecutionJudgements:
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             negate, test = not negate, test.expression
         if isinstance(test, cst.Name):
+            if fn is not None and fn.traced and test.value in fn.param_names and test.value not in fn.assigns:
+                truth = self._traced_truth(fn, test.value, set())
+                return None if truth is None else truth is not negate
             if test.value not in ("True", "False", "None") and any(
                     test.value in f.param_names or test.value in f.bound or test.value in f.globals_
                     for f in (fn.scope_chain() if fn is not None else ())):
@@ -214,6 +218,71 @@ class ExecutionJudgements:
         if not value.has_const or value.kind != lat.Kind.CONST:
             return None
         return bool(value.const) is not negate
+
+    def _traced_truth(self, fn: FunctionInfo, name: str, seen: set) -> bool | None:
+        """The truth of parameter ``name`` of ``fn`` in every trace: what the calls made in
+        traced code give it (a constant, the default, or a parameter of the caller passed
+        on, judged the same way), when they agree; None when any is unknown or they
+        differ. ``set_param(layer)`` from a tf.function, with ``def set_param(layer,
+        actual=False)``: ``if actual:`` is never taken while tracing, whatever eager
+        calls pass (Autoslim's export path passes True)."""
+        if fn.tf_function or (id(fn), name) in seen or len(seen) > 8:
+            return None
+        seen.add((id(fn), name))
+        project = self.project  # type: ignore[attr-defined]
+        elsewhere = project is not None and fn.parent is None and fn.cls is None and \
+            fn.name in project.traced_from_elsewhere()
+        if fn.root_reason is not None and not elsewhere:
+            return None
+        param = next((p for p in fn.params if p.name.value == name), None)
+        if param is None or param.star:
+            return None
+        default = None if param.default is None else self._literal_truth(param.default)
+        truths: set[bool | None] = set()
+        for call, ctx in self.call_sites(fn):  # type: ignore[attr-defined]
+            if not self.is_traced(ctx):
+                continue
+            bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
+            if bound is None:
+                return None
+            arg = bound.get(name)
+            caller = ctx.fn
+            if arg is None:
+                truths.add(default)
+            elif isinstance(arg.value, cst.Name) and caller is not None and \
+                    self.binding_of(arg.value.value, caller) == ("param", caller):  # type: ignore[attr-defined]
+                truths.add(self._traced_truth(caller, arg.value.value, seen))
+            else:
+                truths.add(self._literal_truth(arg.value))
+        if elsewhere:
+            params = [p.name.value for p in fn.params if p.star not in ("*", "**")]
+            for site in self.external_call_sites(fn):  # type: ignore[attr-defined]
+                if not site.in_traced_code:
+                    continue
+                if site.unpacks:
+                    return None
+                info = next((a for a in site.args if a.key == name or a.key.startswith("#") and
+                             int(a.key[1:]) < len(params) and params[int(a.key[1:])] == name), None)
+                if info is None:
+                    truths.add(default)
+                elif info.kind == "literal":
+                    try:
+                        truths.add(bool(ast.literal_eval(info.text)))
+                    except (ValueError, SyntaxError):
+                        return None
+                else:
+                    return None
+        if len(truths) != 1:
+            return None
+        return truths.pop()
+
+    @staticmethod
+    def _literal_truth(e: cst.BaseExpression) -> bool | None:
+        if isinstance(e, cst.Name) and e.value in ("True", "False", "None"):
+            return e.value == "True"
+        if isinstance(e, cst.Integer):
+            return int(e.value, 0) != 0 if e.value.isdigit() or e.value.startswith("0") else None
+        return None
 
     def in_py_function_arg(self, ctx: Ctx) -> bool:
         return self._any_within_function(ctx, "py_function_arg", lambda c: isinstance(c.node, cst.Call) and
