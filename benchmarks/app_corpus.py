@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -312,7 +313,9 @@ def convert_notebook(src: Path, dst: Path) -> str:
     if src.stat().st_size == 0:
         return "empty file (0 bytes) at the pinned commit"
     try:
-        nb = nbformat.read(str(src), as_version=4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # MissingIDFieldWarning and the like
+            nb = nbformat.read(str(src), as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types on bad input
         return f"not a readable notebook ({type(exc).__name__}: {str(exc)[:120]})"
     lang = (nb.metadata.get("kernelspec", {}) or {}).get("language") or \
@@ -370,9 +373,13 @@ def key_text(line: str) -> str:
 
 def notebook_cell_lines(path: Path) -> list[tuple[int, int, str]]:
     """(cell number, line in cell, text) for every code line of a notebook, in order."""
+    import warnings
+
     import nbformat
 
-    nb = nbformat.read(str(path), as_version=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MissingIDFieldWarning and the like: only the lines matter
+        nb = nbformat.read(str(path), as_version=4)
     rows = []
     for number, cell in enumerate(nb.cells, start=1):
         if cell.cell_type == "code":
