@@ -782,6 +782,25 @@ class TensorConditionInKeras3Call(Rule):
     VALID = (
         '''import tensorflow as tf
 
+class NoisyDense(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1], 4))
+
+    def call(self, inputs):
+        def rank(tensor):
+            """Return a rank if it is a tensor, else return None."""
+            if isinstance(tensor, tf.Tensor):
+                return tensor._rank()         # the static rank: a Python int
+            return None
+
+        inputs = tf.convert_to_tensor(inputs)
+        rank = rank(inputs)
+        if rank > 2:
+            return tf.tensordot(inputs, self.w, [[rank - 1], [0]])
+        return tf.matmul(inputs, self.w)
+''',
+        '''import tensorflow as tf
+
 class Generator(tf.keras.Model):
     def __init__(self):
         super().__init__()

@@ -99,6 +99,10 @@ class ValueJudgements:
                 return False
             if func.value in ("abs", "max", "min", "sum", "round", "pow"):
                 return any(self.is_tensor(a.value, fn, d) for a in call.args)
+            callee = self.resolve_callee(call, fn)  # type: ignore[attr-defined]
+            if callee is not None and callee.returns and \
+                    all(self._returns_python(r, callee, d) for r in callee.returns):
+                return False  # ``def rank(t): return t._rank() if ... else None``
             # a user function given a tensor (positionally: ``name=`` and other options
             # say nothing) most likely returns one
             return any(self.is_tensor(a.value, fn, d) for a in call.args if a.keyword is None)
@@ -112,6 +116,19 @@ class ValueJudgements:
             if isinstance(func.value, cst.Name) and fn is not None and func.value.value == fn.self_name:
                 return any(self.is_tensor(a.value, fn, d) for a in call.args)
         return False
+
+    def _returns_python(self, r: cst.BaseExpression, fn: FunctionInfo, d: int) -> bool:
+        """Is what ``return r`` gives surely a Python value: a literal, a static fact of a
+        tensor (``t.shape.rank``, ``t._rank()``), or a value the model knows is Python?"""
+        if isinstance(r, cst.IfExp):
+            return self._returns_python(r.body, fn, d) and self._returns_python(r.orelse, fn, d)
+        if is_python_literal(r) or isinstance(r, cst.Name) and r.value == "None":
+            return True
+        if isinstance(r, cst.Attribute) and r.attr.value in _STATIC_ATTRS | {"ndims"}:
+            return True
+        if isinstance(r, cst.Call) and isinstance(r.func, cst.Attribute) and r.func.attr.value in _NON_TENSOR_METHODS:
+            return True
+        return d < 10 and self.value_of(r, fn, d).is_python
 
     @contextlib.contextmanager
     def params_as_tensors(self, fn: FunctionInfo, only: frozenset[str] | None = None) -> Iterator[None]:
@@ -737,7 +754,9 @@ _BUILTIN_NON_TENSOR = frozenset({"len", "isinstance", "issubclass", "hasattr", "
 _NON_TENSOR_METHODS = frozenset({"get_shape", "as_list", "numpy", "is_fully_defined", "format", "join",
                                  "startswith", "endswith", "keys", "items", "values", "get", "copy",
                                  "lower", "upper", "split", "strip", "replace", "assign", "assign_add",
-                                 "assign_sub", "append", "extend", "update", "pop"})
+                                 "assign_sub", "append", "extend", "update", "pop",
+                                 # a tensor's static facts: Python ints, tuples or None
+                                 "_rank", "_shape_tuple", "num_elements", "is_compatible_with"})
 _PYTHON_PARAM_NAMES = frozenset({"training", "mode", "name", "axis", "config", "params", "hparams",
                                  "reuse", "scope", "verbose", "dtype", "shape", "kwargs", "args", "options",
                                  "strategy", "model", "optimizer", "layer", "loss_fn", "fn", "func",
