@@ -27,6 +27,11 @@ def tf_function_callee(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> Function
     method, or a name bound to ``tf.function(f)``."""
     callee = sem.resolve_callee(call, ctx.fn)
     if callee is not None and callee.tf_function:
+        defs = sem.module_function_defs.get(callee.name, ()) if callee.parent is None and callee.cls is None else ()
+        if ctx.fn is not None and not all(info.tf_function for _, info in defs):
+            # a notebook that redefines ``add`` as a tf.function in a later cell: a function
+            # calls whichever ``add`` is bound when it runs, which may be the plain one
+            return None
         return callee
     if isinstance(call.func, cst.Name):
         name = call.func.value
@@ -105,6 +110,25 @@ class PythonScalarArgument(Rule):
     TRACED_ONLY = False
     PITFALLS = ("P31",)
     VALID = (
+        '''import tensorflow as tf
+
+def add(a, b):                       # a notebook's first cell: plain Python
+    return a + b
+
+def fancy_func(a, b, c, d):
+    e = add(a, b)
+    f = add(c, d)
+    return add(e, f)
+
+fancy_func(1, 2, 3, 4)
+
+@tf.function                         # a later cell redefines it
+def add(a, b):
+    return a + b
+
+add(tf.ones([2, 2]), tf.ones([2, 2]))
+result = add(tf.Variable(1.0), 1.0)
+''',
         '''import horovod.tensorflow as hvd
 import tensorflow as tf
 
