@@ -427,6 +427,7 @@ SET_WIDTH = """\
     def set_width(model, width, actual=False):
         for layer in model.layers:
             set_param(layer, actual)
+            set_param(layer.bn, actual=actual)   # a second call passing it on
 
 
     @tf.function

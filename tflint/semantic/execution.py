@@ -204,7 +204,7 @@ class ExecutionJudgements:
             negate, test = not negate, test.expression
         if isinstance(test, cst.Name):
             if fn is not None and fn.traced and test.value in fn.param_names and test.value not in fn.assigns:
-                truth = self._traced_truth(fn, test.value, set())
+                truth = self._traced_truth(fn, test.value, {})
                 return None if truth is None else truth is not negate
             if test.value not in ("True", "False", "None") and any(
                     test.value in f.param_names or test.value in f.bound or test.value in f.globals_
@@ -219,16 +219,23 @@ class ExecutionJudgements:
             return None
         return bool(value.const) is not negate
 
-    def _traced_truth(self, fn: FunctionInfo, name: str, seen: set) -> bool | None:
+    def _traced_truth(self, fn: FunctionInfo, name: str, seen: dict) -> bool | None:
         """The truth of parameter ``name`` of ``fn`` in every trace: what the calls made in
         traced code give it (a constant, the default, or a parameter of the caller passed
         on, judged the same way), when they agree; None when any is unknown or they
         differ. ``set_param(layer)`` from a tf.function, with ``def set_param(layer,
         actual=False)``: ``if actual:`` is never taken while tracing, whatever eager
         calls pass (Autoslim's export path passes True)."""
-        if fn.tf_function or (id(fn), name) in seen or len(seen) > 8:
+        key = (id(fn), name)
+        if key in seen:
+            return seen[key]  # known, or None while it is being judged (a cycle)
+        if fn.tf_function or len(seen) > 8:
             return None
-        seen.add((id(fn), name))
+        seen[key] = None
+        seen[key] = got = self._traced_truth_of(fn, name, seen)
+        return got
+
+    def _traced_truth_of(self, fn: FunctionInfo, name: str, seen: dict) -> bool | None:
         project = self.project  # type: ignore[attr-defined]
         elsewhere = project is not None and fn.parent is None and fn.cls is None and \
             fn.name in project.traced_from_elsewhere()
