@@ -144,6 +144,12 @@ def train_step(model, opt, x, first_batch):
 
 for batch, x in enumerate(dataset):
     train_step(model, opt, x, batch == 0)  # a bool: two graphs at most
+
+for epoch in range(10):
+    for it, x in enumerate(dataset):
+        train_step(model, opt, x, (it == 0 and epoch == 0))   # NVIDIA's ELECTRA
+        is_first_batch = it == 0 and epoch == 0
+        train_step(model, opt, x, is_first_batch)
 ''',
         '''import tensorflow as tf
 

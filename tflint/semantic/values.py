@@ -803,6 +803,16 @@ def container_kind(owner: FunctionInfo, name: str) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def _is_bool_expr(e: cst.BaseExpression) -> bool:
+    """Is ``e`` surely a bool: a comparison, ``not``, ``True``/``False``, or
+    ``and``/``or`` of those?"""
+    if isinstance(e, cst.BooleanOperation):
+        return _is_bool_expr(e.left) and _is_bool_expr(e.right)
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+        return True
+    return isinstance(e, cst.Comparison) or isinstance(e, cst.Name) and e.value in ("True", "False")
+
+
 def _iter_of(e: cst.BaseExpression) -> cst.BaseExpression:
     """``iter(ds)`` -> ``ds``."""
     if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == "iter" and e.args:
@@ -1024,7 +1034,10 @@ class ValueFlow:
                 return lat.Value(v.kind, why=v.why, count=2 if v.count is None else min(v.count, 2))
             return v
         if t is cst.BooleanOperation:
-            return self._combine([self.value_of(e.left, fn, d), self.value_of(e.right, fn, d)])  # type: ignore
+            v = self._combine([self.value_of(e.left, fn, d), self.value_of(e.right, fn, d)])  # type: ignore
+            if v.varies and _is_bool_expr(e):  # ``it == 0 and epoch == 0``: a bool, two values
+                return lat.Value(v.kind, why=v.why, count=2 if v.count is None else min(v.count, 2))
+            return v
         if t is cst.IfExp:
             return self.value_of(e.body, fn, d).join(self.value_of(e.orelse, fn, d))  # type: ignore
         if t is cst.Attribute:
