@@ -33,6 +33,20 @@ _SEED_LAYERS = frozenset({
 })
 
 
+def _wraps_stateless_or_existing(call: cst.Call, sem) -> bool:
+    """``TimeDistributed(self.pool)`` / ``TimeDistributed(MaxPooling2D(2))``: the wrapped
+    layer is an existing object or has no weights, and the wrapper makes none of its own."""
+    arg = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "layer"), None)
+    if arg is None:
+        return False
+    if isinstance(arg, (cst.Name, cst.Attribute, cst.Subscript)):
+        return True
+    if isinstance(arg, cst.Call):
+        q = sem.qualified_startswith(arg.func, _KERAS_STATEFUL_PREFIXES)
+        return q is not None and q.rsplit(".", 1)[-1] in _STATELESS_LAYERS
+    return False
+
+
 def _makes_seed_state(layer: str) -> bool:
     return layer in _SEED_LAYERS or layer.startswith("Random")
 
@@ -222,6 +236,34 @@ class KerasObjectCreatedInTracedCode(Rule):
     SEVERITY = Severity.ERROR
     PITFALLS = ("P17",)
     VALID = (
+        '''import keras
+import tensorflow as tf
+
+class Model(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(4)
+        self.pool = keras.layers.MaxPooling2D(2)
+        self.out = keras.layers.Dense(1)
+
+    def call(self, x):
+        x = self.dense(x)
+        x = keras.layers.TimeDistributed(self.pool)(x)   # wraps an existing layer: no weights
+        return self.out(tf.reshape(x, (tf.shape(x)[0], -1)))
+
+model = Model()
+
+@tf.function
+def train_step(x):
+    return model(x)
+
+def transform(image):
+    norm = keras.layers.Normalization(mean=[0.485, 0.456, 0.406],
+                                      variance=[0.229, 0.224, 0.225])  # fixed statistics
+    return norm(tf.image.resize(image, (16, 16)))
+
+ds = tf.data.Dataset.from_tensor_slices(images).map(transform)
+''',
         '''import tensorflow as tf
 
 dense = tf.keras.layers.Dense(2)
@@ -299,6 +341,11 @@ class Model(keras.Model):
         last = parts[-1]
         if not last[:1].isupper() or last in _STATELESS_LAYERS:
             return
+        if last == "TimeDistributed" and _wraps_stateless_or_existing(node, self.sem):
+            return  # wraps a layer made elsewhere (or one with no weights): owns none itself
+        if last == "Normalization" and {a.keyword.value for a in node.args if a.keyword is not None} >= \
+                {"mean", "variance"}:
+            return  # fixed statistics: no variables (checked on Keras 3.15: weights == [])
         if "schedules" in parts or last.endswith("Spec"):
             return
         if created_once(self.sem, ctx):
