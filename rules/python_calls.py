@@ -759,6 +759,26 @@ class NumpyInTracedCode(Rule):
     VALID = (
         '''import numpy as np
 import tensorflow as tf
+import keras
+
+class M(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d = keras.layers.Dense(3, activation="softmax")
+        self.opt = keras.optimizers.Adam()
+
+    def call(self, x):
+        return self.d(x)
+
+    def train_step(self, x, y):     # Keras calls train_step(data): this is the class's own
+        with tf.GradientTape() as t:
+            p = self(x)
+            loss = keras.losses.categorical_crossentropy(y, p)
+        self.opt.apply_gradients(zip(t.gradient(loss, self.trainable_variables), self.trainable_variables))
+        return loss, np.mean(tf.argmax(y, 1) == tf.argmax(p, 1))
+''',
+        '''import numpy as np
+import tensorflow as tf
 
 @tf.function
 def f(x, d_model: int = 64):

@@ -325,14 +325,31 @@ def test_a_local_or_parameter_of_the_flag_name_is_not_the_module_constant() -> N
     assert codes(src) == [(8, "TFL101")]
 
 
+def test_a_step_keras_cannot_call_is_no_keras_step() -> None:
+    """``train_step(self, x, y)``: Keras calls ``train_step(data)``, so a step with two
+    required parameters is the class's own method (IANNwTF homework, held-out set 20)."""
+    src = """\
+    import numpy as np
+    import tensorflow as tf
+
+
+    class M(tf.keras.Model):
+        def train_step(self, x, y{default}):
+            p = self(x)
+            return np.mean(tf.argmax(y, 1) == tf.argmax(p, 1))
+    """
+    assert codes(src.format(default="")) == []
+    assert codes(src.format(default="=None")) == [(8, "TFL104")]
+
+
 FIT_OVERRIDE = """\
     import tensorflow as tf
 
 
     class FaceNet(tf.keras.Model):
-        def train_step(self, data, global_step):
+        def train_step(self, data, global_step=0):
             loss = tf.reduce_mean(self(data))
-            if self.moving_average and global_step > 1:
+            if self.moving_average and loss > global_step:
                 loss = loss * 0.9
             return loss
 

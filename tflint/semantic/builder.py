@@ -405,7 +405,8 @@ def _finalize(sem: SemanticModel) -> None:
         if any(m in cls.methods for m in KERAS_STEP_METHODS) and sem.is_keras_model_class(cls):
             for m in KERAS_STEP_METHODS:
                 f = cls.methods.get(m)
-                if f is not None and f.root_reason is None and (id(cls), m) not in called_directly:
+                if f is not None and f.root_reason is None and (id(cls), m) not in called_directly and \
+                        _keras_can_call(f):
                     f.root_reason = KERAS_STEP_REASON
     # 3b. functions that traced code in another module of the project calls
     if sem.project is not None:
@@ -519,6 +520,14 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
                     for e, kinds in entries):
                 out.add((id(cls), m))
     return out
+
+
+def _keras_can_call(fn) -> bool:
+    """Can Keras call this step as it does, ``step(data)``? A ``train_step(self, input,
+    target)`` with two required parameters is the class's own method of that name,
+    called by the code that wrote it."""
+    required = [p for p in fn.params if not p.star and p.default is None]
+    return len(required) <= 2 or any(p.star == "*" for p in fn.params)
 
 
 def _calls_self_method(fn, name: str) -> bool:
