@@ -932,3 +932,174 @@ class Clip(tf.keras.Model):
 
     def visit_IfExp(self, node: cst.IfExp, ctx: Ctx) -> None:
         self._check(node.test, "conditional expression", ctx)
+
+
+# ---------------------------------------------------------------------------------------
+# TFL602
+
+
+class TfFunctionOnKeras3Call(Rule):
+    """`@tf.function` on the `call` of a Keras 3 layer or model.
+
+    ## What it does
+    Flags a `tf.function` decorator (in any spelling) on the `call` method of a subclass
+    of a Keras 3 layer or model (`keras.layers.Layer`, `keras.Model`, and `tf.keras.*`,
+    which is Keras 3 from TensorFlow 2.16 on) when that `call` calls a layer kept on
+    `self` (`self.dense(x)`). Under tf-keras (Keras 2), chosen by the imports, the
+    project's pinned TensorFlow or the `keras-version` setting, it is not flagged: there
+    the decorator works. Off by default until judged on the application corpus: a model
+    used only for inference or export loses nothing (`--extend-select TFL602`).
+
+    ## Why is this bad?
+    A `tf.function` wrapped around a Keras 3 `call` hides the variables of the layers it
+    calls from the gradient tape. Checked on TensorFlow 2.21 with Keras 3.15:
+    `tape.gradient(loss, layer.trainable_variables)` gives `[None, None]`, in eager code
+    and in a `tf.function` training step, and `model.fit` fails with `ValueError: No
+    gradients provided for any variable`. (A stateless body, or variables the layer makes
+    itself with `add_weight` and uses directly, keep their gradients.) Code
+    written for tf.keras 2, where this was a common way to speed up a model, stops
+    training after the upgrade. Keras already compiles `call` inside `fit`, and a custom
+    loop can put its `tf.function` on the training step instead.
+
+    ## Example
+    ```python
+    class Encoder(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(64)
+
+        @tf.function
+        def call(self, x):
+            return self.dense(x)
+    ```
+
+    ## Use instead
+    ```python
+    class Encoder(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(64)
+
+        def call(self, x):
+            return self.dense(x)
+
+    @tf.function
+    def train_step(x, y):
+        ...
+    ```
+
+    ## References
+    - [Migrating Keras 2 code to Keras 3](https://keras.io/guides/migrating_to_keras_3/)
+    - [Better performance with tf.function](https://www.tensorflow.org/guide/function)
+    """
+
+    CODE = "TFL602"
+    NAME = "tf-function-on-keras3-call"
+    MESSAGE = ("`tf.function` on Keras 3 `{cls}.call` hides the variables of the layers it calls from the "
+               "gradient tape: their gradients are None and `fit` fails with \"No gradients provided\"; remove "
+               "the decorator (Keras compiles `call` in `fit`) or put `tf.function` on the training step")
+    SEVERITY = Severity.ERROR
+    DEFAULT_ON = False
+    TRACED_ONLY = False
+    TEXT_MARKERS = (r"def call\(",)
+    PITFALLS = ("P38",)
+    VALID = (
+        '''import keras
+import tensorflow as tf
+
+class Mish(keras.layers.Layer):         # stateless: gradients flow through
+    @tf.function
+    def call(self, x):
+        return x * tf.tanh(tf.nn.softplus(x))
+
+class Scale(keras.layers.Layer):        # its own add_weight variable keeps its gradient
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1],))
+
+    @tf.function
+    def call(self, x):
+        return x * self.w
+
+class Encoder(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(64)
+
+    def call(self, x):
+        return self.dense(x)
+
+class Exporter(tf.Module):             # not a Keras layer: tf.function is how it serves
+    @tf.function
+    def call(self, x):
+        return x * 2
+
+@tf.function
+def train_step(model, x):
+    return model(x)
+''',
+        '''import tf_keras as keras             # Keras 2: the decorator works there
+import tensorflow as tf
+
+class Encoder(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(64)
+
+    @tf.function
+    def call(self, x):
+        return self.dense(x)
+''',
+    )
+    INVALID = (
+        '''import tensorflow as tf
+
+class MyModel(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(10)
+
+    @tf.function  # TFL602
+    def call(self, x, training=False):
+        return self.dense(x)
+
+class Block(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.convs = [tf.keras.layers.Conv2D(8, 3) for _ in range(2)]
+
+    @tf.function(reduce_retracing=True)  # TFL602
+    def call(self, x):
+        return self.convs[1](self.convs[0](x))
+''',
+    )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: Ctx) -> None:
+        if node.name.value != "call":
+            return
+        info = self.sem.function_of(node)
+        if info is None or info.cls is None or not self.sem.is_keras3_layer_class(info.cls):
+            return
+        for d in node.decorators:
+            func = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if self.sem.is_tf_function_expr(func):
+                if self._calls_a_sublayer(info):
+                    self.report(d.decorator, self.MESSAGE.format(cls=info.cls.name))
+                return
+
+    @staticmethod
+    def _calls_a_sublayer(fn: FunctionInfo) -> bool:
+        """Does ``call`` call a layer kept on ``self`` (``self.dense(x)``,
+        ``self.blocks[i](x)``), set in ``__init__``/``build``? Only those lose their
+        gradients: the layer's own ``add_weight`` variables and a stateless body keep them
+        (checked on TensorFlow 2.21 with Keras 3.15)."""
+        cls = fn.cls
+        if cls is None:
+            return False
+        for call, _ in fn.calls:
+            f = call.func
+            while isinstance(f, cst.Subscript):
+                f = f.value
+            if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == fn.self_name \
+                    and f.attr.value in cls.init_attrs and f.attr.value not in cls.methods:
+                return True
+        return False

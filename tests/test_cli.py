@@ -561,7 +561,7 @@ def test_rules_prefix_lists_the_family(run) -> None:
     codes = [line.split()[0] for line in r.out.splitlines()[1:]]
     assert codes == ["TFL501", "TFL502", "TFL503", "TFL504", "TFL505", "TFL506"]
     r = run("rules", "tfl60", "TFL101")
-    assert [line.split()[0] for line in r.out.splitlines()[1:]] == ["TFL101", "TFL601"]
+    assert [line.split()[0] for line in r.out.splitlines()[1:]] == ["TFL101", "TFL601", "TFL602"]
     r = run("rules", "TFL9")
     assert r.rc == 2 and "unknown rule code or prefix 'TFL9'" in r.err
 
