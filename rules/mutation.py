@@ -599,7 +599,7 @@ class Model(tf.Module):
         for t in _assign_targets(node):
             if isinstance(t, cst.Attribute):
                 base = self._outer_object(t.value, fn)
-                if base is None or self._per_trace_self(t.value, fn):
+                if base is None:
                     continue
                 if value is not None and isinstance(value, cst.Call) and \
                         self.sem.resolves_to(value.func, _STATE_VALUES) and self.sem.enclosing_guard(ctx):
@@ -608,6 +608,8 @@ class Model(tf.Module):
                     continue
                 if not changes_per_call(self.sem, node, t, value, ctx):
                     continue
+                if self._per_trace_self(t.value, fn):
+                    continue  # every instance is made within a trace, and lives for it
                 target = f"{base}.{t.attr.value}"
                 if value is not None and not isinstance(node, cst.AugAssign) and self.sem.is_tensor(value, fn):
                     read = self.sem.eager_read_of_traced_store(t.attr.value)

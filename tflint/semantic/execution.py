@@ -263,9 +263,7 @@ class ExecutionJudgements:
                 truths.add(self._literal_truth(arg.value))
         if elsewhere:
             params = [p.name.value for p in fn.params if p.star not in ("*", "**")]
-            for site in self.external_call_sites(fn):  # type: ignore[attr-defined]
-                if not site.in_traced_code:
-                    continue
+            for site in self.traced_external_call_sites(fn):  # type: ignore[attr-defined]
                 if site.unpacks:
                     return None
                 info = next((a for a in site.args if a.key == name or a.key.startswith("#") and
@@ -484,8 +482,6 @@ class ExecutionJudgements:
                  if isinstance(call.func, cst.Name) and call.func.value in family]
         if not sites or not all(self.is_traced(ctx) for _, ctx in sites):
             return False
-        if any(self.external_call_sites(name) for name in family):  # type: ignore[attr-defined]
-            return False
         allowed = {id(call.func) for call, _ in sites}
         allowed.update(id(b) for c in classes.values() for b in c.bases if isinstance(b, cst.Name))
         allowed.update(id(c.node.name) for c in classes.values())
@@ -500,7 +496,8 @@ class ExecutionJudgements:
                 stack.append(n.value)  # type: ignore[attr-defined]
                 continue
             stack.extend(child_nodes(n))
-        return True
+        # last, as it may summarize the modules that import this one
+        return not any(self.external_call_sites(name) for name in family)  # type: ignore[attr-defined]
 
     def fresh_container_before(self, fn: FunctionInfo, attr: str, node: cst.CSTNode) -> bool:
         """Does ``fn``, before the statement holding ``node``, bind ``self.attr`` to a new

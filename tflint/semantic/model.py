@@ -292,6 +292,12 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             return []
         return self.project.call_sites(name)
 
+    def traced_external_call_sites(self, fn: FunctionInfo) -> list[ExternalCall]:
+        """Calls of a top-level function of this file made in other modules' traced code."""
+        if self.project is None or fn.parent is not None or fn.cls is not None:
+            return []
+        return self.project.traced_call_sites(fn.name)
+
     def project_file(self) -> str:
         return self.project.relpath if self.project is not None else self.path
 

@@ -1232,11 +1232,28 @@ class ProjectView:
             self._sites[name] = got
         return got
 
-    def _compute_sites(self, name: str) -> list[ExternalCall]:
+    def traced_call_sites(self, name: str) -> list[ExternalCall]:
+        """The calls of ``name`` made in traced code of other modules: only those give a
+        parameter its value while tracing. Their modules were summarized to find what is
+        traced, so this summarizes nothing new (every importer may be many modules)."""
+        key = "\0traced\0" + name
+        got = self._sites.get(key)
+        if got is None:
+            try:
+                got = [c for c in self._compute_sites(name, traced_only=True) if c.in_traced_code]
+            except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+                got = []
+            self._sites[key] = got
+        return got
+
+    def _compute_sites(self, name: str, traced_only: bool = False) -> list[ExternalCall]:
         idx, me = self.index, self.module
         self.traced_from_elsewhere()
         out: list[ExternalCall] = []
+        holders = {p for p, _ in idx._traced_all} if traced_only else None
         for p in sorted(idx.importers(me)):
+            if holders is not None and p not in holders:
+                continue
             other = idx.files().get(p)
             if other is None:
                 continue

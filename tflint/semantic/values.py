@@ -1437,14 +1437,15 @@ class ValueFlow:
     def _external_literals(self, fn: FunctionInfo, param: cst.Param, parts: list[lat.Value]) -> bool:
         """For a module function that traced code of other project modules calls
         (``trace_vars(vs, 'Generator variables:')`` in ``model.py``): add to ``parts`` what
-        those calls give ``param`` when every one of them passes a literal or leaves the
-        Python default (True); False when any call may pass something else, or when the
-        function is a root for another reason (Keras, tf.data)."""
+        those traced calls (the ones that give the parameter its value while tracing) give
+        ``param`` when every one of them passes a literal or leaves the Python default
+        (True); False when any may pass something else, or when the function is a root for
+        another reason (Keras, tf.data)."""
         project = self.project  # type: ignore[attr-defined]
         if project is None or fn.parent is not None or fn.cls is not None or \
                 fn.name not in project.traced_from_elsewhere():
             return False
-        sites = self.external_call_sites(fn)  # type: ignore[attr-defined]
+        sites = self.traced_external_call_sites(fn)  # type: ignore[attr-defined]
         if not sites:
             return False
         params = [p.name.value for p in fn.params if p.star not in ("*", "**")]
