@@ -236,9 +236,7 @@ class ExecutionJudgements:
         return got
 
     def _traced_truth_of(self, fn: FunctionInfo, name: str, seen: dict) -> bool | None:
-        project = self.project  # type: ignore[attr-defined]
-        elsewhere = project is not None and fn.parent is None and fn.cls is None and \
-            fn.name in project.traced_from_elsewhere()
+        elsewhere = self.traced_from_other_modules(fn)  # type: ignore[attr-defined]
         if fn.root_reason is not None and not elsewhere:
             return None
         param = next((p for p in fn.params if p.name.value == name), None)
@@ -266,8 +264,7 @@ class ExecutionJudgements:
             for site in self.traced_external_call_sites(fn):  # type: ignore[attr-defined]
                 if site.unpacks:
                     return None
-                info = next((a for a in site.args if a.key == name or a.key.startswith("#") and
-                             int(a.key[1:]) < len(params) and params[int(a.key[1:])] == name), None)
+                info = site.arg_for(params, name)
                 if info is None:
                     truths.add(default)
                 elif info.kind == "literal":

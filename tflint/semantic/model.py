@@ -292,6 +292,11 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             return []
         return self.project.call_sites(name)
 
+    def traced_from_other_modules(self, fn: FunctionInfo) -> bool:
+        """Is the top-level function ``fn`` called from traced code of another module?"""
+        return self.project is not None and fn.parent is None and fn.cls is None and \
+            fn.name in self.project.traced_from_elsewhere()
+
     def traced_external_call_sites(self, fn: FunctionInfo) -> list[ExternalCall]:
         """Calls of a top-level function of this file made in other modules' traced code."""
         if self.project is None or fn.parent is not None or fn.cls is not None:

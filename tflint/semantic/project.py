@@ -672,6 +672,16 @@ class ExternalCall:
     args: tuple[ArgInfo, ...]
     unpacks: bool
 
+    def arg_for(self, params: list[str], name: str) -> ArgInfo | None:
+        """The argument this call gives parameter ``name`` of a function whose positional
+        parameters are ``params``: by keyword, or by position (``#N``)."""
+        for a in self.args:
+            if a.key == name:
+                return a
+            if a.key.startswith("#") and int(a.key[1:]) < len(params) and params[int(a.key[1:])] == name:
+                return a
+        return None
+
 
 @dataclass(frozen=True)
 class TracedFrom:

@@ -1406,11 +1406,10 @@ class ValueFlow:
         return self._tensor_only_from_elsewhere(fn, name, d, set())
 
     def _tensor_only_from_elsewhere(self, fn: FunctionInfo, name: str, d: int, seen: set) -> bool:
-        project = self.project  # type: ignore[attr-defined]
-        if project is None or fn.tf_function or (id(fn), name) in seen or len(seen) > 8:
+        if self.project is None or fn.tf_function or (id(fn), name) in seen or len(seen) > 8:  # type: ignore
             return False
         seen.add((id(fn), name))
-        elsewhere = fn.parent is None and fn.cls is None and fn.name in project.traced_from_elsewhere()
+        elsewhere = self.traced_from_other_modules(fn)  # type: ignore[attr-defined]
         if fn.root_reason is not None and not elsewhere:
             return False  # Keras or tf.data pass it tensors
         sites = self.call_sites(fn)
@@ -1441,9 +1440,7 @@ class ValueFlow:
         ``param`` when every one of them passes a literal or leaves the Python default
         (True); False when any may pass something else, or when the function is a root for
         another reason (Keras, tf.data)."""
-        project = self.project  # type: ignore[attr-defined]
-        if project is None or fn.parent is not None or fn.cls is not None or \
-                fn.name not in project.traced_from_elsewhere():
+        if not self.traced_from_other_modules(fn):  # type: ignore[attr-defined]
             return False
         sites = self.traced_external_call_sites(fn)  # type: ignore[attr-defined]
         if not sites:
@@ -1453,9 +1450,7 @@ class ValueFlow:
         for site in sites:
             if site.unpacks:
                 return False
-            arg = next((a for a in site.args if a.key == name or
-                        a.key.startswith("#") and int(a.key[1:]) < len(params) and
-                        params[int(a.key[1:])] == name), None)
+            arg = site.arg_for(params, name)
             if arg is None:
                 if param.default is None:
                     return False
