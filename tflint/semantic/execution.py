@@ -251,12 +251,11 @@ class ExecutionJudgements:
             if bound is None:
                 return None
             arg = bound.get(name)
-            caller = ctx.fn
+            passed = None if arg is None else self.passed_on_param(arg.value, ctx.fn)  # type: ignore[attr-defined]
             if arg is None:
                 truths.add(default)
-            elif isinstance(arg.value, cst.Name) and caller is not None and \
-                    self.binding_of(arg.value.value, caller) == ("param", caller):  # type: ignore[attr-defined]
-                truths.add(self._traced_truth(caller, arg.value.value, seen))
+            elif passed is not None:
+                truths.add(self._traced_truth(ctx.fn, passed, seen))  # type: ignore[arg-type]
             else:
                 truths.add(self._literal_truth(arg.value))
         if elsewhere:

@@ -803,6 +803,11 @@ def container_kind(owner: FunctionInfo, name: str) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def _as_bool(v: lat.Value) -> lat.Value:
+    """A varying value that is a Python bool: two values at most."""
+    return lat.Value(v.kind, why=v.why, count=2 if v.count is None else min(v.count, 2))
+
+
 def _is_bool_expr(e: cst.BaseExpression) -> bool:
     """Is ``e`` surely a bool: a comparison, ``not``, ``True``/``False``, or
     ``and``/``or`` of those?"""
@@ -1030,14 +1035,10 @@ class ValueFlow:
                 return lat.CONST
             v = self._combine([self.value_of(e.left, fn, d)] +  # type: ignore[attr-defined]
                               [self.value_of(c.comparator, fn, d) for c in e.comparisons])  # type: ignore
-            if v.varies:  # ``batch == 0``: a Python bool, two values at most
-                return lat.Value(v.kind, why=v.why, count=2 if v.count is None else min(v.count, 2))
-            return v
+            return _as_bool(v) if v.varies else v  # ``batch == 0``: a Python bool
         if t is cst.BooleanOperation:
             v = self._combine([self.value_of(e.left, fn, d), self.value_of(e.right, fn, d)])  # type: ignore
-            if v.varies and _is_bool_expr(e):  # ``it == 0 and epoch == 0``: a bool, two values
-                return lat.Value(v.kind, why=v.why, count=2 if v.count is None else min(v.count, 2))
-            return v
+            return _as_bool(v) if v.varies and _is_bool_expr(e) else v  # ``it == 0 and epoch == 0``
         if t is cst.IfExp:
             return self.value_of(e.body, fn, d).join(self.value_of(e.orelse, fn, d))  # type: ignore
         if t is cst.Attribute:
@@ -1384,11 +1385,10 @@ class ValueFlow:
                 parts.append(self.value_of(arg[0], arg[1], d))
             else:
                 caller = ctx.fn
-                if isinstance(arg.value, cst.Name) and caller is not None and \
-                        not (caller.name == "__init__" and caller.cls is not None) and \
-                        caller.self_name != arg.value.value and \
-                        self.binding_of(arg.value.value, caller) == ("param", caller):
-                    work.append((caller, arg.value.value, ((fn, call),) + trail))
+                passed = self.passed_on_param(arg.value, caller)
+                if passed is not None and caller is not None and \
+                        not (caller.name == "__init__" and caller.cls is not None) and caller.self_name != passed:
+                    work.append((caller, passed, ((fn, call),) + trail))
                     continue
                 a = self.value_of(arg.value, caller, d)
                 if a.varies and a.why:
@@ -1396,6 +1396,14 @@ class ValueFlow:
                                    for f, c in ((fn, call),) + trail)
                     a = lat.Value(a.kind, why=f"{a.why}{hops}", count=a.count)
                 parts.append(a)
+        return None
+
+    def passed_on_param(self, value: cst.BaseExpression, caller: FunctionInfo | None) -> str | None:
+        """The name of ``caller``'s parameter when ``value`` is that parameter passed on as
+        it is (``validate(hw_ratio)`` in ``to_hw_size(size, hw_ratio)``), else None."""
+        if isinstance(value, cst.Name) and caller is not None and \
+                self.binding_of(value.value, caller) == ("param", caller):
+            return value.value
         return None
 
     def _only_other_modules_call(self, fn: FunctionInfo, name: str, d: int) -> bool:
@@ -1423,11 +1431,11 @@ class ValueFlow:
             if arg is None or is_python_literal(arg.value):
                 continue
             caller = ctx.fn
-            if isinstance(arg.value, cst.Name) and caller is not None and \
-                    self.binding_of(arg.value.value, caller) == ("param", caller):
+            passed = self.passed_on_param(arg.value, caller)
+            if passed is not None:
                 # passed on from its caller's parameter (``to_hw_size(size, hw_ratio)``
                 # calling ``validate_hw_ratio(hw_ratio)``): judged where it comes from
-                if not self._tensor_only_from_elsewhere(caller, arg.value.value, d, seen):
+                if not self._tensor_only_from_elsewhere(caller, passed, d, seen):  # type: ignore[arg-type]
                     return False
             elif self.is_tensor(arg.value, caller, d):
                 return False
