@@ -11,7 +11,6 @@ from tflint.rule import Rule
 from tflint.semantic.syntax import child_nodes, code as _code, flat_targets, walk_scope
 from tflint.semantic.project import where as where_in
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, is_container_value, names_tracing
-from tflint.semantic.names import is_python_literal
 
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
                       "discard", "popitem", "appendleft", "extendleft", "sort", "reverse"})
@@ -26,45 +25,6 @@ def _assign_targets(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
             yield node.target
     elif isinstance(node, cst.Del):
         yield from flat_targets(node.target)
-
-
-def _counts_from_a_reset(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpression, ctx: Ctx) -> bool:
-    """``self.epoch = 0`` as an earlier statement of the same function, then ``self.epoch
-    += 1`` by a Python value in Python loops only (no TensorFlow loop or tensor ``if``
-    around it): the trace runs the count from its start, so the attribute ends as an eager
-    call leaves it."""
-    fn = ctx.fn
-    if fn is None or not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name) or \
-            not isinstance(fn.node, cst.FunctionDef) or not isinstance(fn.node.body, cst.IndentedBlock):
-        return False
-    if sem.is_tensor(node.value, fn):  # type: ignore[attr-defined]
-        return False
-    attr, base = target.attr.value, target.value.value
-    line = sem.line_of(node)
-    reset = False
-    stmts = list(fn.node.body.body)
-    while stmts:
-        stmt = stmts.pop(0)
-        if sem.line_of(stmt) >= line and not isinstance(stmt, cst.With):
-            break
-        if isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
-            stmts[:0] = list(stmt.body.body)  # ``with strategy.scope():`` runs its body once
-            continue
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign) and is_python_literal(small.value) and any(
-                        isinstance(t.target, cst.Attribute) and t.target.attr.value == attr and
-                        isinstance(t.target.value, cst.Name) and t.target.value.value == base
-                        for t in small.targets):
-                    reset = True
-    if not reset:
-        return False
-    for c in ctx.within_function():
-        if isinstance(c.node, (cst.For, cst.While)) and sem.loop_is_tensorflow(c.node, fn):
-            return False
-        if isinstance(c.node, (cst.If, cst.While)) and sem.is_tensor_test(c.node.test, fn):
-            return False
-    return True
 
 
 def changes_per_call(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpression,
@@ -84,7 +44,7 @@ def changes_per_call(sem: SemanticModel, node: cst.CSTNode, target: cst.BaseExpr
             (value is None or not sem.is_tensor(value, ctx.fn)):
         return False
     if isinstance(node, cst.AugAssign):
-        return not _counts_from_a_reset(sem, node, target, ctx)
+        return not sem.counts_from_a_reset(node, target, ctx)
     if value is None:
         return False
     if sem.is_tensor(value, ctx.fn):

@@ -8,7 +8,7 @@ from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, dotted_name
-from tflint.semantic.syntax import child_nodes, name_nodes, walk_scope
+from tflint.semantic.syntax import child_nodes
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal",
                           "log", "vlog", "log_every_n", "log_first_n", "log_if"})
@@ -728,7 +728,7 @@ ds = ds.map(lambda x: x + tf.random.uniform([], minval=0, maxval=1000, dtype=tf.
         for q in self.sem.qualified(node.func):
             if q.startswith(("random.", "numpy.random.")) and q.rsplit(".", 1)[-1] not in _RNG_NOT_SAMPLING \
                     and q.count(".") == (1 if q.startswith("random.") else 2):
-                if ctx.fn is not None and id(node) in _seed_only(ctx.fn, self.__dict__.setdefault("_seeds", {})):
+                if ctx.fn is not None and self.sem.used_only_as_seed(node, ctx.fn):
                     return  # an op seed shared by ops (image and mask): a constant is what it needs
                 self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()"), ctx=ctx,
                             fix=self._fix(node, q, ctx))
@@ -747,35 +747,6 @@ ds = ds.map(lambda x: x + tf.random.uniform([], minval=0, maxval=1000, dtype=tf.
             return None
         return self.replace(node, new, safe=False, imports=imports,
                             title=f"Replace with `{cst.Module(body=[]).code_for_node(new.func)}`")
-
-
-_SEED_KEYWORDS = frozenset({"seed", "seed2"})
-
-
-def _seed_only(fn, memo: dict[int, set[int]]) -> set[int]:
-    """Ids of the nodes of ``fn`` whose value is used only as an op's ``seed=``: inside a
-    ``seed=`` argument, or assigned to a local name that is read only in ``seed=``
-    arguments (``seed = int(random.random() * 1234)`` given to two ``tf.image.random_*``
-    ops so that an image and its mask get the same flip)."""
-    got = memo.get(id(fn))
-    if got is not None:
-        return got
-    out: set[int] = set()
-    memo[id(fn)] = out
-    args = [n for n in walk_scope(fn.node) if type(n) is cst.Arg and n.keyword is not None
-            and n.keyword.value in _SEED_KEYWORDS]
-    roots: list[cst.CSTNode] = [a.value for a in args]
-    for name in {a.value.value for a in args if isinstance(a.value, cst.Name)}:
-        values = fn.assigns.get(name, [])
-        reads = [n for n in name_nodes(fn.node) if n.value == name]
-        in_seeds = sum(1 for a in args if isinstance(a.value, cst.Name) and a.value.value == name)
-        targets = sum(1 for n in walk_scope(fn.node) if type(n) is cst.AssignTarget and
-                      isinstance(n.target, cst.Name) and n.target.value == name)
-        if values and targets == len(values) and len(reads) == in_seeds + targets:
-            roots.extend(values)
-    for r in roots:
-        out.update(id(n) for n in walk_scope(r))
-    return out
 
 
 def _int(n: int) -> cst.Integer:

@@ -596,6 +596,44 @@ class ExecutionJudgements:
         # last, as it may summarize the modules that import this one
         return not any(self.external_call_sites(name) for name in family)  # type: ignore[attr-defined]
 
+    def counts_from_a_reset(self, node: cst.CSTNode, target: cst.BaseExpression, ctx: Ctx) -> bool:
+        """``self.epoch = 0`` as an earlier statement of the same function, then ``self.epoch
+        += 1`` by a Python value in Python loops only (no TensorFlow loop or tensor ``if``
+        around it): the trace runs the count from its start, so the attribute ends as an eager
+        call leaves it."""
+        fn = ctx.fn
+        if fn is None or not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name) or \
+                not isinstance(fn.node, cst.FunctionDef) or not isinstance(fn.node.body, cst.IndentedBlock):
+            return False
+        if self.is_tensor(node.value, fn):  # type: ignore[attr-defined]
+            return False
+        attr, base = target.attr.value, target.value.value
+        line = self.line_of(node)  # type: ignore[attr-defined]
+        reset = False
+        stmts = list(fn.node.body.body)
+        while stmts:
+            stmt = stmts.pop(0)
+            if self.line_of(stmt) >= line and not isinstance(stmt, cst.With):  # type: ignore[attr-defined]
+                break
+            if isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
+                stmts[:0] = list(stmt.body.body)  # ``with strategy.scope():`` runs its body once
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and is_python_literal(small.value) and any(
+                            isinstance(t.target, cst.Attribute) and t.target.attr.value == attr and
+                            isinstance(t.target.value, cst.Name) and t.target.value.value == base
+                            for t in small.targets):
+                        reset = True
+        if not reset:
+            return False
+        for c in ctx.within_function():
+            if isinstance(c.node, (cst.For, cst.While)) and self.loop_is_tensorflow(c.node, fn):  # type: ignore[attr-defined]
+                return False
+            if isinstance(c.node, (cst.If, cst.While)) and self.is_tensor_test(c.node.test, fn):  # type: ignore[attr-defined]
+                return False
+        return True
+
     def fresh_container_before(self, fn: FunctionInfo, attr: str, node: cst.CSTNode) -> bool:
         """Does ``fn``, before the statement holding ``node``, bind ``self.attr`` to a new
         list or dict, directly or through a method it calls (``self.reset_losses()`` with

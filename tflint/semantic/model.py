@@ -98,6 +98,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _ancestor_memo: dict[str, dict[int, bool]] = field(default_factory=dict)
     #: id(class) -> the calls of its instances (see ``instance_calls``)
     _instance_calls: dict[int, list] | None = None
+    #: id(function) -> ids of its nodes used only as an op seed (see ``used_only_as_seed``)
+    _seed_nodes: dict[int, set[int]] = field(default_factory=dict)
     #: attribute name -> eager_read_of_traced_store(name)
     _attr_reads: dict[str, Any] = field(default_factory=dict)
 

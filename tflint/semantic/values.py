@@ -547,6 +547,35 @@ class ValueJudgements:
             return True
         return self.surely_tensor(it, fn, d)
 
+    def used_only_as_seed(self, node: cst.CSTNode, fn: FunctionInfo) -> bool:
+        """Is ``node``'s value used only as an op's ``seed=``: inside a ``seed=`` argument,
+        or assigned to a local name of ``fn`` that is read only in ``seed=`` arguments
+        (``seed = int(random.random() * 1234)`` given to two ``tf.image.random_*`` ops so
+        that an image and its mask get the same flip)? A constant is what such a seed needs."""
+        memo = self._seed_nodes  # type: ignore[attr-defined]
+        got = memo.get(id(fn))
+        if got is None:
+            got = memo[id(fn)] = self._seed_only_nodes(fn)
+        return id(node) in got
+
+    @staticmethod
+    def _seed_only_nodes(fn: FunctionInfo) -> set[int]:
+        out: set[int] = set()
+        args = [n for n in walk_scope(fn.node) if type(n) is cst.Arg and n.keyword is not None
+                and n.keyword.value in _SEED_KEYWORDS]
+        roots: list[cst.CSTNode] = [a.value for a in args]
+        for name in {a.value.value for a in args if isinstance(a.value, cst.Name)}:
+            values = fn.assigns.get(name, [])
+            reads = [n for n in name_nodes(fn.node) if n.value == name]
+            in_seeds = sum(1 for a in args if isinstance(a.value, cst.Name) and a.value.value == name)
+            targets = sum(1 for n in walk_scope(fn.node) if type(n) is cst.AssignTarget and
+                          isinstance(n.target, cst.Name) and n.target.value == name)
+            if values and targets == len(values) and len(reads) == in_seeds + targets:
+                roots.extend(values)
+        for r in roots:
+            out.update(id(n) for n in walk_scope(r))
+        return out
+
     def returns_python_list(self, call: cst.Call) -> bool:
         q = self.qualified_startswith(call.func, ("tensorflow.", "keras."))
         if q is not None:
@@ -728,6 +757,8 @@ class ValueJudgements:
         return kind, owner, []
 
 
+#: keyword arguments that give an op its random seed
+_SEED_KEYWORDS = frozenset({"seed", "seed2"})
 #: top-level modules whose datasets may be tf.data ones
 _TF_TOP_MODULES = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "tensorflow_io"})
 #: data libraries that Keras 3 also wraps (``keras.src.utils.module_utils.grain``)
