@@ -614,7 +614,7 @@ def print_report(summary: dict, findings: list[Finding], file_findings: list[Fin
     s = summary
     print(f"repositories {s['repositories']}  python files {s['python_files']}  "
           f"notebooks {s['notebooks']} ({len(s['notebooks_unreadable'])} not readable)  "
-          f"absent from the mirror {len(s['files_absent_from_mirror'])}  "
+          f"files held only as large-file pointers {len(s['files_absent_from_mirror'])}  "
           f"lines {s['lines']}  lint {s['lint_seconds']} s  total {s['total_seconds']} s")
     print(f"\n{'rule':8} {'findings':>8} {'true':>5} {'demo':>5} {'false':>5} "
           f"{'unjudged':>8} {'precision':>9}")
