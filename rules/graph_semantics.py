@@ -335,7 +335,11 @@ class StaleCapturedGlobal(Rule):
     class rebinds it to a Python value and also calls a `tf.function` method of the class
     (a training loop that keeps a moving average on `self` between steps). A setter that
     runs before anything is traced (`compile(...)`) calls no traced method and is not
-    flagged. In a notebook, or a script that no
+    flagged. Likewise an attribute that an eager loop of the class rebinds to a new
+    Python value or tensor, directly or through a method of the class it calls there,
+    while the same loop calls the `tf.function` that reads it (collocation points
+    resampled each epoch before `train_step()`); a `tf.function` created inside that
+    loop is traced anew and is not flagged. In a notebook, or a script that no
     module of the project imports, a rebinding after which the function never runs again
     (it is only called directly at module level, and every call comes before) is not
     flagged: a guide that shows a pitfall and moves on to the next example.
@@ -380,6 +384,9 @@ class StaleCapturedGlobal(Rule):
                "({where}): the graph keeps the old value; use a tf.Variable or pass it as a tensor argument")
     ATTR_MESSAGE = ("`{name}` is a Python value captured when the method is traced, but it is {where}: the "
                     "graph keeps the old value; keep it in a tf.Variable or pass it as a tensor argument")
+    LOOP_ATTR_MESSAGE = ("`{name}` is captured when `{step}` is traced, but it is {where} in the loop that calls "
+                         "`{step}`: every call after the first runs the graph with the first value; pass it as an "
+                         "argument or keep it in a tf.Variable and assign to it")
     SEVERITY = Severity.WARNING
     PITFALLS = ("P04",)
     TRACED_ONLY = False
@@ -563,6 +570,56 @@ class Optimizer(tf.Module):
         for i, v in enumerate(var_list):
             self._index[self._key(v)] = i        # _key runs here as plain Python
 ''',
+'''import numpy as np
+import tensorflow as tf
+
+class PINN:
+    def __init__(self, net):
+        self.net = net
+        self.points = None
+
+    def resample(self):
+        self.points = tf.convert_to_tensor(np.random.rand(64, 2))
+
+    def train(self, epochs):
+        for epoch in range(epochs):
+            @tf.function                      # a new function each epoch: traced anew
+            def step():
+                return tf.reduce_sum(self.net(self.points))
+            self.resample()
+            step()
+
+    def evaluate(self):
+        self.resample()                       # not in a loop that calls the step
+
+    def fit(self, epochs):
+        @tf.function
+        def step():
+            return tf.reduce_sum(self.net(self.points))
+        self.resample()                       # once, before the loop
+        for epoch in range(epochs):
+            step()
+''',
+'''import tensorflow as tf
+
+class Trainer:
+    def __init__(self, model, make_data):
+        self.model = model
+        self.make_data = make_data
+        self.batch = None
+
+    def refresh(self):
+        self.batch = self.make_data()         # not known to be a Python value or a tensor
+
+    @tf.function
+    def step(self):
+        return tf.reduce_mean(self.model(self.batch))
+
+    def run(self, n):
+        for _ in range(n):
+            self.refresh()
+            self.step()
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -649,6 +706,25 @@ class PPOPenalty:
 
 agent = PPOPenalty(tf.keras.layers.Dense(1))
 ''',
+'''import numpy as np
+import tensorflow as tf
+
+class PINN:
+    def __init__(self, net):
+        self.net = net
+        self.resample()
+
+    def resample(self):
+        self.points = tf.convert_to_tensor(np.random.rand(64, 2))
+
+    def train(self, epochs):
+        @tf.function
+        def step():
+            return tf.reduce_sum(self.net(self.points))  # TFL109
+        for epoch in range(epochs):
+            self.resample()
+            step()
+''',
     )
 
     def __init__(self, sem, sink) -> None:
@@ -667,6 +743,8 @@ agent = PPOPenalty(tf.keras.layers.Dense(1))
         #: in an eager method of the class (not ``__init__``/``build``)
         self._attr_rebinds: dict[tuple[int, str], list[tuple[cst.CSTNode, cst.BaseExpression | None,
                                                              FunctionInfo]]] = {}
+        #: id(statement) -> its context, for the statements of ``_attr_rebinds``
+        self._rebind_ctx: dict[int, Ctx] = {}
 
     # -- collect
 
@@ -709,6 +787,7 @@ agent = PPOPenalty(tf.keras.layers.Dense(1))
                         t.value.value == ctx.fn.self_name:
                     self._attr_rebinds.setdefault((id(ctx.fn.cls), t.attr.value), []).append(
                         (node, getattr(node, "value", None), ctx.fn))  # ``+= 1``: judged by its operand
+                    self._rebind_ctx[id(node)] = ctx
         if ctx.fn is not None and not ctx.fn.globals_:
             return
         for t in targets:
@@ -801,10 +880,53 @@ agent = PPOPenalty(tf.keras.layers.Dense(1))
                 if not rebinds or id(n) in self._attr_stores(fn):
                     continue
                 where = self._attr_rebinding(cls, n.attr.value, rebinds)
+                ctx = Ctx(None, "", None, fn, fn.cls)
                 if where is not None:
-                    ctx = Ctx(None, "", None, fn, fn.cls)
                     self.report(n, self.ATTR_MESSAGE.format(name=f"{owner.self_name}.{n.attr.value}", where=where),
                                 ctx=ctx)
+                    continue
+                got = self._resampled_in_a_loop(cls, rebinds, fn)
+                if got is not None:
+                    self.report(n, self.LOOP_ATTR_MESSAGE.format(name=f"{owner.self_name}.{n.attr.value}",
+                                                                 where=got[0], step=got[1]), ctx=ctx)
+
+    def _resampled_in_a_loop(self, cls, rebinds, traced: FunctionInfo) -> tuple[str, str] | None:
+        """``self.attr`` rebound to a new Python value or tensor in an eager loop of the
+        class that also calls the tf.function that reads it, directly or through a method
+        of the class that rebinds it (``self.get_collocations()`` before ``train_step()``
+        in each epoch): the graph traced on the first call keeps the first value. Where
+        it is rebound and the tf.function called, or None."""
+        sem = self.sem
+        for _, v, method in rebinds:
+            if v is None or sem.python_value_kind(v, method) != "py" and not sem.value_of(v, method).is_tensor:
+                return None
+        rebinders = {id(m): (node, m) for node, _, m in rebinds}
+        for e in sem.functions:
+            if e.cls is not cls or e.traced or e.name in ("__init__", "build"):
+                continue
+            steps: dict[int, tuple[cst.CSTNode, FunctionInfo]] = {}  # loop -> the tf.function it calls
+            changes: dict[int, str] = {}  # loop -> where it rebinds
+            for call, ctx in e.calls:
+                callee = sem.resolve_callee(call, e)
+                if callee is None:
+                    continue
+                if callee.root_reason == "tf.function" and _reaches(callee, traced):
+                    for loop in ctx.loops():
+                        if not _holds_def(loop.node, callee):  # a function made in the loop is traced anew
+                            steps.setdefault(id(loop.node), (loop.node, callee))
+                elif id(callee) in rebinders:
+                    node, m = rebinders[id(callee)]
+                    for loop in ctx.loops():
+                        changes.setdefault(id(loop.node), f"rebound in `{m.name}` (line {sem.line_of(node)}), "
+                                                          f"which `{e.name}` calls")
+            for node, _, m in rebinds:
+                if m is e and id(node) in self._rebind_ctx:
+                    for loop in self._rebind_ctx[id(node)].loops():
+                        changes.setdefault(id(loop.node), f"rebound in `{e.name}` (line {sem.line_of(node)})")
+            for key, (loop_node, callee) in steps.items():
+                if key in changes:
+                    return changes[key], callee.name
+        return None
 
     def _attr_rebinding(self, cls, attr: str, rebinds) -> str | None:
         sem = self.sem
@@ -1411,3 +1533,21 @@ def parse(line):
             return not (broad and (q.rsplit(".", 1)[-1] in _CONVERSIONS or q.startswith("tensorflow.python.")))
         f = call.func
         return not broad and isinstance(f, cst.Attribute) and f.attr.value == "get_next" and not call.args
+
+
+def _reaches(root: FunctionInfo, fn: FunctionInfo) -> bool:
+    """Is ``fn`` the tf.function ``root`` itself, a function nested in it, or traced
+    because ``root`` calls it (followed through a few callers)?"""
+    f: FunctionInfo | None = fn
+    for _ in range(8):
+        if f is None:
+            return False
+        if f is root or root in f.scope_chain():
+            return True
+        f = f.via[0] if f.via is not None else None
+    return False
+
+
+def _holds_def(loop: cst.CSTNode, fn: FunctionInfo) -> bool:
+    """Is ``fn``'s definition inside ``loop``?"""
+    return any(c is fn.node for n in walk_scope(loop) for c in child_nodes(n))
