@@ -565,6 +565,27 @@ class GAN:
             self.train_discriminator()
             self.train_generator()
 ''',
+'''import tensorflow as tf
+
+class Conv1D(tf.keras.layers.Conv1D):
+    def call(self, inputs, is_synthesis=False):
+        if not is_synthesis:
+            return super().call(inputs)          # every traced call returns here
+        self.queue = self.queue[:, 1:, :]        # eager, sample by sample
+        return tf.matmul(self.queue[:, -1, :], self.w)
+
+class Block(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.conv = Conv1D(8, 3)
+
+    @tf.function
+    def call(self, x):
+        return self.conv(x)
+
+    def synthesis(self, x):
+        return self.conv(x, is_synthesis=True)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -606,6 +627,24 @@ class Model(tf.Module):
 
     def report(self):
         return self.last_input.numpy()   # eager: sees the graph tensor
+''',
+'''import tensorflow as tf
+
+class Conv1D(tf.keras.layers.Conv1D):
+    def call(self, inputs, is_synthesis=False):
+        if not is_synthesis:
+            return super().call(inputs)
+        self.queue = self.queue[:, 1:, :]  # TFL107
+        return tf.matmul(self.queue[:, -1, :], self.w)
+
+class Block(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.conv = Conv1D(8, 3)
+
+    @tf.function
+    def call(self, x):
+        return self.conv(x, is_synthesis=True)   # a trace takes the other path
 ''',
     )
 

@@ -619,3 +619,29 @@ def test_tfl102_tfl103_not_in_a_tf_function_a_script_calls_once(project: Path, r
     write(project, "demo.py", once)
     write(project, "app.py", "from demo import predict\n")
     assert (8, "TFL103") in codes_at(run("check", "demo.py").out, "demo.py")
+
+
+def test_keras_steps_that_importers_call_directly_or_compile_run_eagerly_are_not_traced(
+        project: Path, run) -> None:
+    model = ("import keras\nimport tensorflow as tf\n\n\nclass Agent(keras.Model):\n"
+             "    def call(self, x):\n        return x\n\n"
+             "    def train_step(self, data=None):\n        td = self(tf.ones([2]))\n"
+             "        self.priorities = td.numpy()\n        return {}\n")
+    write(project, "agent.py", model)
+    # the step is a root while nothing says how the model is used
+    assert (11, "TFL201") in codes_at(run("check", ".").out, "agent.py")
+    # a script calls it as a plain method in its episode loop, and nothing runs it
+    # through fit / evaluate / *_on_batch: it runs eagerly
+    write(project, "main.py", "from agent import Agent\n\nagent = Agent()\nfor episode in range(10):\n"
+                              "    agent.train_step()\n")
+    assert "TFL201" not in run("check", ".").out
+    # ... unless a module in reach runs a step under tf.function
+    write(project, "fit.py", "import main\n\nmain.agent.fit(None, epochs=1)\n")
+    assert (11, "TFL201") in codes_at(run("check", ".").out, "agent.py")
+    # every compile in reach says run_eagerly=True: fit runs the steps as Python
+    write(project, "fit.py", "import main\n\nmain.agent.compile(optimizer='adam',\n"
+                             "                   run_eagerly=True)\nmain.agent.fit(None, epochs=1)\n")
+    assert "TFL201" not in run("check", ".").out
+    # one compile that may run a graph is enough to keep the finding
+    write(project, "other.py", "import main\n\nmain.agent.compile(optimizer='sgd')\n")
+    assert (11, "TFL201") in codes_at(run("check", ".").out, "agent.py")

@@ -78,8 +78,9 @@ class Rule:
         when the code is traced for a reason other than a plain ``@tf.function``."""
         text = message or self.MESSAGE
         if ctx is not None:
-            if self.sem.dead_code(ctx):
-                return  # under `if False:` / `if DEBUG:` with `DEBUG = False`: never runs
+            if self.sem.dead_code(ctx) or self.sem.after_a_traced_exit(node, ctx):
+                return  # under `if False:` / `if DEBUG:` with `DEBUG = False`, or after an early
+                # return that every trace takes: never runs (while tracing)
             why = self.sem.context_note(ctx)
             if why:
                 text = f"{text} ({why})"

@@ -503,7 +503,10 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
     ``fit`` on a model the module knows to be of another class (``tf.keras.Model(...)``
     from a helper, another model class) does not run them. Also the steps of a model
     compiled with ``run_eagerly=True``, and of a class that overrides ``fit`` itself (the
-    steps its own ``fit`` calls included)."""
+    steps its own ``fit`` calls included). In a project, the modules that import this one
+    count too: their direct step calls when none of them (nor this module) runs a step
+    through ``fit``/``evaluate``/``*_on_batch``, and their ``compile`` calls when every
+    one says ``run_eagerly=True``."""
     direct: set[str] = set()
     entries: list[tuple[str, frozenset | None]] = []
     eager: list[frozenset | None] = []
@@ -520,8 +523,20 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
                                            isinstance(a.value, cst.Name) and a.value.value == "True"
                                            for a in call.args):
                 eager.append(sem.constructed_classes(func.value, ctx.fn))
+    # the modules that import this one hold its models too (``model.compile(...,
+    # run_eagerly=True)`` in ``train.py``, ``agent.train_step()`` in ``main.py``); their text
+    # is read only for a module that defines a step
+    use = sem.project.keras_step_use() if sem.project is not None and any(
+        m in cls.methods for cls in sem.classes.values() for m in KERAS_STEP_METHODS) else None
     out: set[tuple[int, str]] = set()
     for cls in sem.classes.values():
+        if use is not None and use.eager_compiles and use.eager_compiles == use.compiles:
+            # every ``compile`` of the module and its importers says ``run_eagerly=True``
+            out.update((id(cls), m) for m in KERAS_STEP_METHODS)
+            continue
+        if use is not None and not use.entries:
+            # steps called as plain methods, and nothing in reach runs one under tf.function
+            out.update((id(cls), m) for m in use.direct if m in cls.methods)
         if any(kinds is None or any(isinstance(k, ClassInfo) and _derives_from(sem, k, cls) for k in kinds)
                for kinds in eager):
             # ``model.compile(..., run_eagerly=True)``: fit runs the steps as Python (a model

@@ -192,6 +192,38 @@ class ExecutionJudgements:
         is reported. Nested functions count: a ``def`` inside a dead branch is dead."""
         return self._any_within_function(ctx, "dead", self._ruled_out, across_functions=True)
 
+    def after_a_traced_exit(self, node: cst.CSTNode, ctx: Ctx) -> bool:
+        """Is ``node`` below an ``if`` at the top of its (traced) function that returns or
+        raises, and whose test every trace finds true: ``if not is_synthesis: return
+        super().call(inputs)`` where every traced call leaves ``is_synthesis`` False? The
+        rest of the function runs only in the eager calls that pass True, never while
+        tracing."""
+        fn = ctx.fn
+        if fn is None or not fn.traced:
+            return False
+        line = None
+        for f in fn.scope_chain():
+            end = self._traced_exit_line(f)
+            if end is not None:
+                line = self.line_of(node) if line is None else line  # type: ignore[attr-defined]
+                if line > end:
+                    return True
+        return False
+
+    def _traced_exit_line(self, fn: FunctionInfo) -> int | None:
+        memo = self._exit_lines  # type: ignore[attr-defined]
+        if id(fn) in memo:
+            return memo[id(fn)]
+        memo[id(fn)] = None
+        if not fn.traced or not isinstance(fn.node, cst.FunctionDef) or not isinstance(fn.node.body, cst.IndentedBlock):
+            return None
+        for stmt in fn.node.body.body:
+            if isinstance(stmt, cst.If) and stmt.orelse is None and _ends_in_exit(stmt.body) and \
+                    self._constant_truth(stmt.test, fn) is True:
+                memo[id(fn)] = self.position(stmt).end.line  # type: ignore[attr-defined]
+                break
+        return memo[id(fn)]
+
     def _ruled_out(self, c: Ctx) -> bool:
         if type(c.node) is not cst.If or c.field not in ("body", "orelse"):
             return False
@@ -244,10 +276,14 @@ class ExecutionJudgements:
             return None
         default = None if param.default is None else self._literal_truth(param.default)
         truths: set[bool | None] = set()
-        for call, ctx in self.call_sites(fn):  # type: ignore[attr-defined]
+        sites = [(call, ctx, False) for call, ctx in self.call_sites(fn)]  # type: ignore[attr-defined]
+        if fn.cls is not None and fn.name in ("call", "__call__"):
+            # ``self.conv(x)`` with ``self.conv = Conv1D(...)``: the layer's calls leave out ``self``
+            sites += [(call, ctx, True) for call, ctx in self.instance_calls(fn.cls)]  # type: ignore[attr-defined]
+        for call, ctx, on_instance in sites:
             if not self.is_traced(ctx):
                 continue
-            bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
+            bound = self.bound_args(call, fn, constructor=on_instance)  # type: ignore[attr-defined]
             if bound is None:
                 return None
             arg = bound.get(name)
@@ -796,3 +832,13 @@ _KERAS3_PREFIXES = ("keras.", "tensorflow.keras.")
 
 
 _KERAS2_PARTS = (".engine.", ".legacy.", "keras.src.engine", "tensorflow.keras.src")
+
+
+def _ends_in_exit(block: cst.BaseSuite) -> bool:
+    """Does the block end in ``return`` or ``raise``?"""
+    if isinstance(block, cst.IndentedBlock):
+        last = block.body[-1] if block.body else None
+        small = last.body if isinstance(last, cst.SimpleStatementLine) else ()
+    else:
+        small = block.body  # type: ignore[attr-defined]
+    return bool(small) and isinstance(small[-1], (cst.Return, cst.Raise))

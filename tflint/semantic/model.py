@@ -102,6 +102,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _seed_nodes: dict[int, set[int]] = field(default_factory=dict)
     #: attribute name -> eager_read_of_traced_store(name)
     _attr_reads: dict[str, Any] = field(default_factory=dict)
+    #: id(function) -> last line of the early exit every trace takes (see ``after_a_traced_exit``)
+    _exit_lines: dict[int, int | None] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- name resolution
 

@@ -63,6 +63,55 @@ _KERAS_GRAPH_WORDS = re.compile(r"\b(?:Input|Model)\(")
 def _keras_graph_text(text: str) -> bool:
     return any(s in text for s in _KERAS_GRAPH_TEXT) or \
         ("Input(" in text or "Model(" in text) and _KERAS_GRAPH_WORDS.search(text) is not None
+
+
+#: calls that run a Keras model's step methods under tf.function (``fit`` runs ``train_step``
+#: and ``test_step``, ``*_on_batch`` one step)
+_STEP_ENTRY_TEXT = re.compile(r"\.(?:fit|fit_generator|evaluate|evaluate_generator|predict|predict_generator|"
+                              r"train_on_batch|test_on_batch|predict_on_batch)\s*\(")
+#: ``agent.train_step(batch)``: a step called as a plain method (not ``self.``/``super().``)
+_DIRECT_STEP_TEXT = re.compile(r"(?<!\bself)(?<!super\(\))\.(train_step|test_step|predict_step)\s*\(")
+#: ``model.compile(`` (not ``re.compile(`` or ``regex.compile(``) and its ``run_eagerly=True``
+_COMPILE_TEXT = re.compile(r"(?<!\bre)(?<!\bregex)\.compile\s*\(")
+_RUN_EAGERLY_TEXT = re.compile(r"\brun_eagerly\s*=\s*True\b")
+
+
+@dataclass(frozen=True)
+class KerasStepUse:
+    """How a module and the modules that import it (directly or not) use Keras models'
+    step methods, read from their text: whether any runs a step under tf.function
+    (``fit``, ``evaluate``, ``train_on_batch``...), which steps are called as plain
+    methods (``ddpg.train_step()`` in an episode loop), and how many ``compile`` calls
+    there are and how many of them say ``run_eagerly=True``."""
+
+    entries: bool = False
+    direct: frozenset[str] = frozenset()
+    compiles: int = 0
+    eager_compiles: int = 0
+
+    def __or__(self, other: "KerasStepUse") -> "KerasStepUse":
+        return KerasStepUse(self.entries or other.entries, self.direct | other.direct,
+                            self.compiles + other.compiles, self.eager_compiles + other.eager_compiles)
+
+
+def keras_step_use_text(text: str) -> KerasStepUse:
+    """:class:`KerasStepUse` of one module's text."""
+    if "_step" not in text and "compile" not in text and _STEP_ENTRY_TEXT.search(text) is None:
+        return KerasStepUse()
+    compiles = eager = 0
+    for m in _COMPILE_TEXT.finditer(text):
+        compiles += 1
+        depth, end = 1, m.end()
+        while end < len(text) and depth and end - m.end() < 4000:  # to the closing parenthesis
+            c = text[end]
+            depth += (c == "(") - (c == ")")
+            end += 1
+        eager += _RUN_EAGERLY_TEXT.search(text, m.end(), end) is not None
+    return KerasStepUse(entries=_STEP_ENTRY_TEXT.search(text) is not None,
+                        direct=frozenset(m.group(1) for m in _DIRECT_STEP_TEXT.finditer(text)),
+                        compiles=compiles, eager_compiles=eager)
+
+
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)|import[ \t]+([^\n#;]+))", re.M)
 
@@ -739,6 +788,8 @@ class ProjectIndex:
         #: holders by bit (see :meth:`root_holders_reaching`)
         self._reach: tuple[dict[str, int], list[str]] | None = None
         self._graph_reach: tuple[dict[str, int], list[str]] | None = None
+        #: path -> what its text says of Keras step methods (see ``keras_step_use``)
+        self._step_texts: dict[str, KerasStepUse] = {}
         #: attribute name -> the modules whose module-level code reads it (see
         #: :meth:`top_level_read`)
         self._top_reads: dict[str, list[tuple[str, int]]] | None = None
@@ -967,6 +1018,28 @@ class ProjectIndex:
         if mask is None:  # not a module of the walk (a file outside it): itself only
             return [mf.path] if self.scan(mf)[1] else []
         return self._members(mask, self._reach[1])
+
+    def keras_step_use(self, mf: ModuleFile) -> KerasStepUse:
+        """How ``mf`` and every module that imports it, directly or through others, use
+        Keras step methods (:class:`KerasStepUse`): only those modules can hold the model
+        objects of ``mf``'s classes. Asked only for a module that defines a step."""
+        files = self.files()
+        seen = {mf.path}
+        work = [mf]
+        use = KerasStepUse()
+        while work:
+            cur = work.pop()
+            mine = self._step_texts.get(cur.path)
+            if mine is None:
+                got = self._read(cur)
+                mine = keras_step_use_text(got[0].decode("utf-8", "replace")) if got is not None else KerasStepUse()
+                self._step_texts[cur.path] = mine
+            use = use | mine
+            for p in self.importers(cur):
+                if p not in seen and p in files:
+                    seen.add(p)
+                    work.append(files[p])
+        return use
 
     def keras_graph_reaching(self, mf: ModuleFile) -> bool:
         """Whether ``mf`` or a module that imports it, directly or through others, may run
@@ -1258,6 +1331,14 @@ class ProjectView:
             return bool(self.index.importers(self.module))
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return True
+
+    def keras_step_use(self) -> KerasStepUse | None:
+        """How this file and the modules that import it use Keras step methods
+        (:meth:`ProjectIndex.keras_step_use`); None when the project cannot be indexed."""
+        try:
+            return self.index.keras_step_use(self.module)
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return None
 
     def keras_graph_reaching(self) -> bool:
         """Whether this file or a module that imports it may run Keras layers as a graph
