@@ -51,6 +51,24 @@ def _wraps_stateless_or_existing(call: cst.Call, sem) -> bool:
     return False
 
 
+def _sequential_of_stateless(call: cst.Call, sem) -> bool:
+    """``Sequential([Resizing(...), Rescaling(1 / 255)])``: every layer it is given has no
+    weights and no seed, or is an existing object; the container makes none of its own."""
+    arg = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "layers"), None)
+    if not isinstance(arg, (cst.List, cst.Tuple)) or not arg.elements:
+        return False
+    for el in arg.elements:
+        v = el.value
+        if isinstance(v, (cst.Name, cst.Attribute, cst.Subscript)):
+            continue
+        if not isinstance(v, cst.Call):
+            return False
+        q = sem.qualified_startswith(v.func, _KERAS_STATEFUL_PREFIXES)
+        if q is None or q.rsplit(".", 1)[-1] not in _STATELESS_LAYERS:
+            return False
+    return True
+
+
 def _makes_seed_state(layer: str) -> bool:
     return layer in _SEED_LAYERS or layer.startswith("Random")
 
@@ -201,7 +219,8 @@ class KerasObjectCreatedInTracedCode(Rule):
     Flags construction of Keras layers (`tf.keras.layers.Dense(...)`), models, optimizers
     and metrics inside traced code, unless guarded to run once (`if self.dense is None:`)
     or placed in `__init__`/`build`. Layers that own no state (`Flatten`, `Reshape`,
-    pooling, merge layers, ...) are not flagged.
+    pooling, merge layers, `Resizing`, `Rescaling`, ...) are not flagged, nor is a
+    `Sequential` or `TimeDistributed` that holds only such layers or existing ones.
 
     ## Why is this bad?
     These objects create variables (weights, optimizer slots, metric accumulators, seed
@@ -305,6 +324,16 @@ def scaled(x):
     dense = tf.keras.layers.Dense(4)
     return x * dense.units
 ''',
+'''import tensorflow as tf
+
+def resize_and_rescale(image, size):
+    t = tf.keras.Sequential([tf.keras.layers.Resizing(*size),
+                             tf.keras.layers.Rescaling(1 / 255.)])   # no weights at all
+    return t(image)
+
+ds = tf.data.Dataset.from_tensor_slices(tf.zeros([6, 40, 30, 3]))
+ds = ds.map(lambda x: resize_and_rescale(x, (20, 20)))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -341,6 +370,16 @@ class Model(keras.Model):
         acc.update_state(y, self(x))
         return {"acc": acc.result()}
 ''',
+'''import tensorflow as tf
+
+def head(image):
+    t = tf.keras.Sequential([tf.keras.layers.Rescaling(1 / 255.),  # TFL302
+                             tf.keras.layers.Dense(4)])     # TFL302
+    return t(image)
+
+ds = tf.data.Dataset.from_tensor_slices(tf.zeros([6, 8]))
+ds = ds.map(head)
+''',
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
@@ -353,6 +392,8 @@ class Model(keras.Model):
             return
         if last == "TimeDistributed" and _wraps_stateless_or_existing(node, self.sem):
             return  # wraps a layer made elsewhere (or one with no weights): owns none itself
+        if last == "Sequential" and _sequential_of_stateless(node, self.sem):
+            return  # holds only layers with no weights (or made elsewhere): owns none itself
         if last == "Normalization" and {a.keyword.value for a in node.args if a.keyword is not None} >= \
                 {"mean", "variance"}:
             return  # fixed statistics: no variables (checked on Keras 3.15: weights == [])

@@ -927,6 +927,27 @@ for x in [tf.zeros((1, 5), tf.int64)]:
         loss = tf.reduce_mean(m(x))
     opt.apply_gradients(zip(tape.gradient(loss, m.trainable_variables), m.trainable_variables))
 ''',
+'''import tensorflow as tf
+
+class U2I(tf.keras.layers.Layer):
+    def call(self, inputs):
+        x, stage = inputs                 # stage: the Python str every caller puts there
+        if stage == "train":
+            return x * 2.0
+        return x
+
+class Ranker(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.stage = "train"
+        self.u2i = U2I()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        return self.u2i([self.dense(x), self.stage])
+
+Ranker().fit(tf.ones([4, 3]), tf.ones([4, 2]))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -948,6 +969,26 @@ class Clip(tf.keras.Model):
 
 model = keras.Sequential([Gate(), Clip()])   # builds and runs them symbolically
 model.compile(loss="mse")
+''',
+'''import tensorflow as tf
+
+class Gate(tf.keras.layers.Layer):
+    def call(self, inputs):
+        x, score = inputs
+        if score > 0.5:  # TFL601
+            return x * 2.0
+        return x
+
+class Ranker(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.gate = Gate()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        return self.gate([self.dense(x), tf.reduce_mean(x)])
+
+Ranker().fit(tf.ones([4, 3]), tf.ones([4, 2]))
 ''',
     )
 

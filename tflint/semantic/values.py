@@ -677,7 +677,8 @@ class ValueJudgements:
                 if e.value in f.param_names or e.value in f.bound:
                     # `total = total / 2` keeps what `total` was: judge the other bindings
                     values = [v for v in f.assigns.get(e.value, ()) if not mentions(v, {e.value})]
-                    verdicts = [self.strong_tensor(v, f, _arith, d) for v in values]
+                    verdicts = [not self._python_element(v, e.value, f) and self.strong_tensor(v, f, _arith, d)
+                                for v in values]
                     if e.value in f.param_names:
                         verdicts.append((_arith or f.has_input_signature) and self.is_tensor(e, fn) and
                                         not self._only_other_modules_call(f, e.value, d) or
@@ -708,6 +709,14 @@ class ValueJudgements:
                 return self.is_tensor(e, fn)  # a layer call compared or computed with: self.gate(x) > 0
             return False
         return False
+
+    def _python_element(self, v: cst.BaseExpression, name: str, owner: FunctionInfo) -> bool:
+        """``name`` unpacked from ``v`` is known to be a Python value (or other non-tensor)."""
+        path = self.unpacked.get((id(v), name))  # type: ignore[attr-defined]
+        if path is None:
+            return False
+        element = self.element_of(v, path, owner)
+        return not element.unknown and bool(element.kind) and not element.may_be_tensor
 
     def condition_is_tensor(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
         """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?
@@ -1230,8 +1239,29 @@ class ValueFlow:
             if callee is not None and not callee.tf_function and isinstance(callee.node, cst.FunctionDef) \
                     and callee.returns:
                 return lat.join_all([self.element_of(r, path, callee, d + 1) for r in callee.returns])
+        if isinstance(e, cst.Name) and fn is not None and e.value not in fn.assigns and \
+                self.binding_of(e.value, fn) == ("param", fn):
+            got = self._param_element(fn, e.value, path, d)
+            if got is not None:
+                return got
         whole = self.value_of(e, fn, d)
         return lat.TENSOR if whole.is_tensor else lat.UNKNOWN
+
+    def _param_element(self, fn: FunctionInfo, name: str, path: tuple[int, ...], d: int) -> lat.Value | None:
+        """The element at ``path`` of parameter ``name`` as the calls of this module give it:
+        ``x, stage = inputs`` in a layer's ``call`` whose instances are called as
+        ``self.u2i([h, self.stage])``. None when a call leaves it out or unpacks its
+        arguments, or there is no call."""
+        on_instance = fn.cls is not None and fn.name in ("call", "__call__")
+        sites = self.instance_calls(fn.cls) if on_instance else self.call_sites(fn)  # type: ignore[attr-defined]
+        parts = []
+        for call, ctx in sites:
+            bound = self.bound_args(call, fn, constructor=on_instance)  # type: ignore[attr-defined]
+            arg = None if bound is None else bound.get(name)
+            if arg is None:
+                return None
+            parts.append(self.element_of(arg.value, path, ctx.fn, d + 1))
+        return lat.join_all(parts) if parts else None
 
     def returns_value(self, fn: FunctionInfo, _depth: int = 0) -> lat.Value:
         """One summary per function: the join of what its ``return`` statements give
