@@ -687,6 +687,33 @@ class Trainer:
     def distributed_train_step(self, x):
         return self.strategy.run(self.train_step, args=(x,))
 ''',
+'''import random
+import tensorflow as tf
+
+def generate_kernel():
+    k = random.choice([7, 9, 11, 13])  # TFL103
+    return tf.ones((k, k))
+
+def load_train_image():
+    def load(x):
+        return x, generate_kernel()
+    return load
+
+load_function = load_train_image()       # the closure the factory returns ...
+ds = tf.data.Dataset.range(8).map(load_function)   # ... is what tf.data traces
+''',
+'''import numpy as np
+import tensorflow as tf
+
+class Sampler:
+    def latent(self):
+        return np.random.randn(2, 1)  # TFL103
+
+class Model(Sampler):
+    @tf.function
+    def latent(self):
+        return tf.constant(super().latent())  # the base method runs while tracing
+''',
     )
     FIXED = (
         (2, '''import numpy as np

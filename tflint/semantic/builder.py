@@ -397,7 +397,7 @@ def _finalize(sem: SemanticModel) -> None:
             pos = DATASET_METHODS[func.attr.value]
             arg = _dataset_fn_arg(call, pos)
             if arg is not None and sem.is_dataset_expr(func.value, ctx.fn):
-                t = _callable_target(sem, arg, ctx)
+                t = _callable_target(sem, arg, ctx, factories=True)
                 if t is not None and t.root_reason is None:
                     t.root_reason = f"passed to `Dataset.{func.attr.value}`, which always traces it as a graph"
     # 3. Keras *_step overrides, unless the module only ever calls them itself
@@ -692,9 +692,12 @@ def _callable_target(sem: SemanticModel, expr: cst.BaseExpression, ctx: Ctx,
         return None
     if isinstance(expr, (cst.Name, cst.Attribute)):
         got = sem.resolve_callee(cst.Call(func=expr), ctx.fn)
-        if got is None and factories and isinstance(expr, cst.Name) and ctx.fn is not None:
-            # ``load = self._make_loader(...)`` then ``py_func(load, ...)``
-            values = ctx.fn.assigns.get(expr.value, [])
+        if got is None and factories and isinstance(expr, cst.Name):
+            # ``load = self._make_loader(...)`` then ``py_func(load, ...)``; or a module's
+            # ``load_function = load_train_image()`` handed to ``ds.map`` anywhere
+            binding = sem.binding_of(expr.value, ctx.fn)
+            values = ctx.fn.assigns.get(expr.value, []) if binding is not None and binding[0] == "local" and \
+                ctx.fn is not None else sem.module_assigns.get(expr.value, []) if binding == ("module", None) else []
             if len(values) == 1 and isinstance(values[0], cst.Call):
                 return _callable_target(sem, values[0], ctx, factories)
         return got

@@ -318,7 +318,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
 
     def resolve_callee(self, call: cst.Call, fn: FunctionInfo | None) -> FunctionInfo | None:
         """The function of this module a call invokes: a plain name (nested, then module
-        level) or ``self.method`` (the class, then its bases defined in this module)."""
+        level), ``self.method`` (the class, then its bases defined in this module) or
+        ``super().method`` (the bases defined in this module)."""
         func = call.func
         if isinstance(func, cst.Name):
             name = func.value
@@ -342,6 +343,17 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
             if owner is not None and func.value.value == owner.self_name:
                 return self.method_of(owner.cls, func.attr.value)  # type: ignore[arg-type]
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and fn is not None and \
+                isinstance(func.value.func, cst.Name) and func.value.func.value == "super" and \
+                "super" not in self.imports and "super" not in self.module_assigns:
+            # ``super().gen()`` in a method: the method of the first base of this module that has it
+            owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+            if owner is not None and owner.cls is not None:
+                for b in owner.cls.bases:
+                    if isinstance(b, cst.Name) and b.value in self.classes:
+                        m = self.method_of(self.classes[b.value], func.attr.value, frozenset({id(owner.cls)}))
+                        if m is not None:
+                            return m
         return None
 
     def method_of(self, cls: ClassInfo, name: str, _seen: frozenset[int] = frozenset()) -> FunctionInfo | None:
