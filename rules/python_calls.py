@@ -45,7 +45,9 @@ class PrintInTracedCode(Rule):
     The line is printed once per trace (usually once in total), and what it shows is a
     symbolic tensor such as `Tensor("mul:0", shape=(), dtype=float32)`, not a value.
     Printing static information (`x.shape`, `x.dtype`, Python settings) or a message about
-    tracing itself is deliberate and is not flagged.
+    tracing itself is deliberate and is not flagged. Also flags `tf.print` of a string that
+    Python formats from a tensor (`tf.print(f"loss {loss}")`, `"%s" % t`, `"{}".format(t)`):
+    the string is made while tracing and holds the symbolic tensor's description.
 
     ## Example
     ```python
@@ -81,6 +83,9 @@ class PrintInTracedCode(Rule):
     CODE = "TFL101"
     NAME = "print-in-traced-code"
     MESSAGE = "`{what}` of a tensor runs once while tracing, not on every call; use `tf.print`"
+    FORMAT_MESSAGE = ("`tf.print` of a string formatted from a tensor: Python formats it once while tracing, so "
+                      "every call prints `Tensor(\"...\")`, not the value; pass the tensor as its own argument "
+                      "or use `tf.strings.format`")
     SEVERITY = Severity.INFO
     PITFALLS = ("P01",)
     VALID = (
@@ -141,6 +146,17 @@ def step(x):
     if DEBUG:                        # never runs while DEBUG is False
         print("step input", x)
     return x * 2
+''',
+'''import tensorflow as tf
+
+NAMES = ["a", "b"]
+
+@tf.function
+def report(x):
+    tf.print(f"input of shape {x.shape}:", x)        # a static shape, and the tensor apart
+    tf.print("%d classes" % len(NAMES), x)
+    tf.print("{}: {}".format("mean", "x"), tf.reduce_mean(x))
+    return x
 ''',
     )
     INVALID = (
@@ -232,6 +248,15 @@ def distributed_train_step(inputs):
     print("loss", loss)  # TFL101
     return loss
 ''',
+'''import tensorflow as tf
+
+@tf.function(input_signature=[tf.TensorSpec((), tf.string)])
+def load(path):
+    data = tf.io.read_file(path)
+    tf.print(f"image({path}) size is zero")  # TFL101
+    tf.print("read %s" % path)  # TFL101
+    return data
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -316,6 +341,11 @@ def distributed_train_step(inputs):
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         what = self._kind(node, ctx)
         if what is None:
+            if self.sem.resolves_to(node.func, {"tensorflow.print"}):
+                for a in node.args:
+                    if a.keyword is None and self._formats_a_tensor(a.value, ctx):
+                        self.report(node, self.FORMAT_MESSAGE, ctx=ctx)
+                        return
             return
         values = [a.value for a in node.args if a.keyword is None or a.keyword.value not in ("file", "sep", "end",
                                                                                            "flush", "exc_info")]
@@ -342,6 +372,23 @@ def distributed_train_step(inputs):
         alias, imports = tf_mod
         new = node.with_changes(func=fixes.attr(f"{alias}.print"))
         return self.replace(node, new, safe=True, title=f"Replace `print` with `{alias}.print`", imports=imports)
+
+    def _formats_a_tensor(self, v: cst.BaseExpression, ctx: Ctx) -> bool:
+        """``f"image({path})"``, ``"%s" % path`` or ``"{}".format(path)`` with a tensor
+        ``path``: Python formats the symbolic tensor while tracing."""
+        sem = self.sem
+        if isinstance(v, cst.FormattedString):
+            return any(isinstance(p, cst.FormattedStringExpression) and sem.is_tensor(p.expression, ctx.fn)
+                       for p in v.parts)
+        if isinstance(v, cst.BinaryOperation) and isinstance(v.operator, cst.Modulo) and \
+                isinstance(v.left, (cst.SimpleString, cst.ConcatenatedString)):
+            right = v.right
+            items = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
+            return any(sem.is_tensor(e, ctx.fn) for e in items)
+        if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "format" and \
+                isinstance(v.func.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return any(sem.is_tensor(a.value, ctx.fn) for a in v.args)
+        return False
 
     def _kind(self, node: cst.Call, ctx: Ctx) -> str | None:
         sem = self.sem
