@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tflint.diagnostics import Severity
-from tflint.rule import Rule
+from tflint.rule import TRACED_MARKERS, Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
 
 _VARIABLE_NAMES = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "tensorflow.compat.v2.Variable",
@@ -218,7 +218,9 @@ class KerasObjectCreatedInTracedCode(Rule):
     ## What it does
     Flags construction of Keras layers (`tf.keras.layers.Dense(...)`), models, optimizers
     and metrics inside traced code, unless guarded to run once (`if self.dense is None:`)
-    or placed in `__init__`/`build`. Layers that own no state (`Flatten`, `Reshape`,
+    or placed in `__init__`/`build`; also in the `call` of a Keras layer or model class,
+    which Keras runs on every call of the layer (and traces under `fit`), traced or not.
+    Layers that own no state (`Flatten`, `Reshape`,
     pooling, merge layers, `Resizing`, `Rescaling`, ...) are not flagged, nor is a
     `Sequential` or `TimeDistributed` that holds only such layers or existing ones.
 
@@ -256,7 +258,12 @@ class KerasObjectCreatedInTracedCode(Rule):
     SEED_MESSAGE = ("`{what}` constructed in traced code creates its seed variable on every trace (Keras 3 "
                     "layers with random state make one when constructed); construct it once outside the "
                     "function (or in `__init__`/`build`)")
+    CALL_MESSAGE = ("`{what}` constructed in `{cls}.call` makes new weights on every call (and under `fit` "
+                    "fails: tf.function only supports singleton tf.Variables); construct it in `__init__` or "
+                    "`build`")
     SEVERITY = Severity.ERROR
+    TRACED_ONLY = False
+    TEXT_MARKERS = TRACED_MARKERS + (r"def call\(",)
     PITFALLS = ("P17",)
     VALID = (
         '''import keras
@@ -334,6 +341,21 @@ def resize_and_rescale(image, size):
 ds = tf.data.Dataset.from_tensor_slices(tf.zeros([6, 40, 30, 3]))
 ds = ds.map(lambda x: resize_and_rescale(x, (20, 20)))
 ''',
+'''import tensorflow as tf
+
+class Head(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.dense = None
+
+    def call(self, x):
+        if self.dense is None:                       # made on the first call only
+            self.dense = tf.keras.layers.Dense(2)
+        return tf.keras.layers.Flatten()(self.dense(x))   # no weights
+
+def make_block(width):
+    return tf.keras.layers.Dense(width)               # eager helper, not a call method
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -380,11 +402,23 @@ def head(image):
 ds = tf.data.Dataset.from_tensor_slices(tf.zeros([6, 8]))
 ds = ds.map(head)
 ''',
+'''import tensorflow as tf
+
+class ConditionalNorm(tf.keras.layers.Layer):
+    def call(self, x, y):
+        gain = tf.keras.layers.Dense(4)(y)  # TFL302
+        return x * gain
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+''',
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         q = self.sem.qualified_startswith(node.func, _KERAS_STATEFUL_PREFIXES)
         if q is None:
+            return
+        in_call = self._layer_call(ctx)
+        if in_call is None and not self.sem.is_traced(ctx):
             return
         parts = q.split(".")
         last = parts[-1]
@@ -409,4 +443,16 @@ ds = ds.map(head)
                 return
             self.report(node, self.SEED_MESSAGE.format(what=what), ctx=ctx)
             return
+        if in_call is not None:
+            self.report(node, self.CALL_MESSAGE.format(what=what, cls=in_call), ctx=ctx)
+            return
         self.report(node, self.MESSAGE.format(what=what), ctx=ctx)
+
+    def _layer_call(self, ctx: Ctx) -> str | None:
+        """The class name when ``ctx`` is in the ``call`` of a Keras layer or model class
+        (not in a function nested in it): Keras runs it on every call of the layer, and
+        traces it under ``fit``."""
+        fn = ctx.fn
+        if fn is None or fn.name != "call" or fn.cls is None or not self.sem.is_keras_layer_class(fn.cls):
+            return None
+        return fn.cls.name
