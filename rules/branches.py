@@ -170,7 +170,9 @@ class DefinedInOneBranch(Rule):
     branch is not assigned in the other, was not defined before the `if`, and is read
     after it. Branches that end in `return`/`raise`/`break`/`continue` do not need the
     name. Python conditions (`if training:`, `if mask is None:`) are not flagged: only
-    the branch taken is traced. Names used only inside the branch are fine. Likewise
+    the branch taken is traced; nor is the bare truth of a parameter (`if train_all:`)
+    unless the function has an `input_signature`: such flags are Python values far more
+    often than tensors. Names used only inside the branch are fine. Likewise
     flags such an `if`, written directly in the function body, when only one branch
     ends in `return` and the other path reaches the end of the function with no
     `return` (TensorFlow 2.21: `ValueError: the else branch must also have a return
@@ -280,6 +282,25 @@ def train_one_epoch(model, optimizer, loss_fn, ds):
         grads = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
 ''',
+'''import tensorflow as tf
+
+class MelGAN(tf.Module):
+    def __init__(self, config):
+        self.update_every = config.training.update_every   # not known here, a Python int
+
+    @tf.function
+    def train_step(self, x, train_all):
+        if train_all:                    # a bare flag: a Python bool by every call below
+            siam = x * 2.0
+        y = x + 1.0
+        if train_all:
+            y = y + siam
+        return y
+
+    def train(self, batches):
+        for i, x in enumerate(batches):
+            self.train_step(x, i % self.update_every == 0)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -357,7 +378,7 @@ def log_or_zero(x):
         fn = ctx.fn
         if fn is None or not isinstance(fn.node, cst.FunctionDef) or sem.in_py_function(ctx):
             return
-        if not sem.surely_tf_test(node.test, fn):
+        if not sem.surely_tf_test(node.test, fn) or not sem.condition_is_tensor(node.test, fn):
             return
         index = self._index(fn)
         returning = _one_branch_returns(node, index)
