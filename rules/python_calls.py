@@ -45,7 +45,9 @@ class PrintInTracedCode(Rule):
     The line is printed once per trace (usually once in total), and what it shows is a
     symbolic tensor such as `Tensor("mul:0", shape=(), dtype=float32)`, not a value.
     Printing static information (`x.shape`, `x.dtype`, Python settings) or a message about
-    tracing itself is deliberate and is not flagged. Also flags `tf.print` of a string that
+    tracing itself is deliberate and is not flagged, nor is a message under a type check
+    (`if not isinstance(images, list): logging.warning(...)`): the type is fixed for a
+    trace, and one message per trace says all there is. Also flags `tf.print` of a string that
     Python formats from a tensor (`tf.print(f"loss {loss}")`, `"%s" % t`, `"{}".format(t)`):
     the string is made while tracing and holds the symbolic tensor's description.
 
@@ -156,6 +158,21 @@ def report(x):
     tf.print(f"input of shape {x.shape}:", x)        # a static shape, and the tensor apart
     tf.print("%d classes" % len(NAMES), x)
     tf.print("{}: {}".format("mean", "x"), tf.reduce_mean(x))
+    return x
+''',
+'''import logging
+import tensorflow as tf
+
+def visualize(images, step):
+    if not isinstance(images, list):
+        logging.warning("expects a list of images, got %s: %s", type(images), images)
+        return
+    for image in images:
+        tf.summary.image("image", image, step=step)
+
+@tf.function
+def test_step(x, step):
+    visualize(x * 2.0, step)
     return x
 ''',
     )
@@ -347,6 +364,8 @@ def distributed_train_step(inputs):
                         self.report(node, self.FORMAT_MESSAGE, ctx=ctx)
                         return
             return
+        if self.sem.in_type_dispatch(ctx):
+            return  # ``if not isinstance(images, list): logging.warning(...)``: a type is fixed per trace
         values = [a.value for a in node.args if a.keyword is None or a.keyword.value not in ("file", "sep", "end",
                                                                                            "flush", "exc_info")]
         for v in values:

@@ -71,7 +71,9 @@ class PythonScalarArgument(Rule):
     modes or split names: a graph each, by design; a literal passed in a loop traces once
     and the loop reuses the graph, as a progressive GAN's `stage=0` ... `stage=3` phases
     do). Loops over at most `SMALL_LOOP` (5) constant iterations and
-    `training=True`/`False`-style flags are not flagged, nor are NumPy values
+    `training=True`/`False`-style flags are not flagged, nor are literals that each come
+    with the same Python function or class argument (`random_apply(color_jitter, p=0.8)`,
+    `random_apply(blur, p=1.0)`: the functions set the traces), nor are NumPy values
     (`np.exp(-epoch)`, arithmetic on them): tf.function passes those as tensors. A helper's parameter passed on as
     it is counts the literals the helper's callers pass (`plot(img, 389)`, `plot(img, 555)`
     ... reaching `attributions(img, target_class)`). Through the project index, the
@@ -341,6 +343,29 @@ for epoch in range(100):
     w = min(50.0, 50 / (1 + np.exp(12.5 - epoch)))   # a NumPy scalar: passed as a tensor
     train_step(tf.constant(1.0), w)
 ''',
+'''import tensorflow as tf
+
+@tf.function
+def random_apply(func, x, p):
+    if tf.random.uniform([]) < p:
+        return func(x)
+    return x
+
+def color_jitter(x):
+    return x * 0.9
+
+def color_drop(x):
+    return tf.reduce_mean(x, axis=-1, keepdims=True) + 0 * x
+
+def blur(x):
+    return x
+
+def augment(image):                  # eager: each function comes with its one p
+    image = random_apply(color_jitter, p=0.8, x=image)
+    image = random_apply(color_drop, p=0.2, x=image)
+    image = random_apply(blur, p=1.0, x=image)
+    return image
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -431,6 +456,23 @@ def train_step(x, lr):
 for epoch in range(100):
     lr = float(np.exp(-epoch / 10))   # float() makes it a Python float again
     train_step(tf.constant(1.0), lr)  # TFL401
+''',
+'''import tensorflow as tf
+
+@tf.function
+def random_apply(func, x, p):
+    if tf.random.uniform([]) < p:
+        return func(x)
+    return x
+
+def blur(x):
+    return x
+
+def augment(image):
+    image = random_apply(blur, p=0.8, x=image)  # TFL401
+    image = random_apply(blur, p=0.2, x=image)  # TFL401
+    image = random_apply(blur, p=1.0, x=image)  # TFL401
+    return image
 ''',
     )
     FIXED = (
@@ -527,7 +569,7 @@ plot(tf.zeros([2]), 780)
 
     def finish(self) -> None:
         sem = self.sem
-        literal_sites: dict[tuple[int, str], list[tuple[cst.BaseExpression, str, Ctx, FunctionInfo]]] = {}
+        literal_sites: dict[tuple[int, str], list[tuple[cst.BaseExpression, str, Ctx, FunctionInfo, cst.Call]]] = {}
         #: id(argument) -> (the helper it is a parameter of, the literals its callers pass)
         forwarded: dict[int, tuple[FunctionInfo, list[tuple[str, cst.Call]]]] = {}
         for call, ctx in sem.all_calls:
@@ -542,12 +584,12 @@ plot(tf.zeros([2]), 780)
                 if lit is not None:
                     if next(sem.python_loops(ctx), None) is None:
                         # (a literal passed in a loop traces once and reuses the graph)
-                        literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee))
+                        literal_sites.setdefault((id(callee), key), []).append((value, lit, ctx, callee, call))
                     continue
                 fwd = sem.forwarded_literals(value, ctx.fn)
                 if fwd:  # a helper's parameter: the literals its callers pass
                     for flit, _ in fwd:
-                        literal_sites.setdefault((id(callee), key), []).append((value, flit, ctx, callee))
+                        literal_sites.setdefault((id(callee), key), []).append((value, flit, ctx, callee, call))
                     forwarded[id(value)] = (ctx.fn, fwd)
                     continue
                 why = self._varies(value, ctx)
@@ -562,26 +604,49 @@ plot(tf.zeros([2]), 780)
                 continue
             lits = {a.text for c, a in calls if a.kind == "literal" and not c.in_loop}
             local = literal_sites.get((id(callee), key), [])
-            if self._mode_switch(callee, key, lits | {_literal_repr(lit) for _, lit, _, _ in local}):
+            if self._mode_switch(callee, key, lits | {_literal_repr(lit) for _, lit, _, _, _ in local}):
                 continue
-            if lits and len(lits | {_literal_repr(lit) for _, lit, _, _ in local}) >= LITERAL_VARIANTS:
+            if lits and len(lits | {_literal_repr(lit) for _, lit, _, _, _ in local}) >= LITERAL_VARIANTS:
                 self._report_external(callee, key, [(c, a) for c, a in calls if a.kind == "literal" and not c.in_loop])
-                if len({lit for _, lit, _, _ in local}) < LITERAL_VARIANTS:  # else reported below
-                    for value, _, ctx, _ in local:
+                if len({lit for _, lit, _, _, _ in local}) < LITERAL_VARIANTS:  # else reported below
+                    for value, _, ctx, _, _ in local:
                         self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
                                     fix=self._fix(value, ctx))
         for (_, key), sites in literal_sites.items():
-            if self._mode_switch(sites[0][3], key, {lit for _, lit, _, _ in sites}):
+            if self._mode_switch(sites[0][3], key, {lit for _, lit, _, _, _ in sites}):
                 continue
-            if len({lit for _, lit, _, _ in sites}) >= LITERAL_VARIANTS:
+            if self._tied_to_callables(key, sites):
+                continue
+            if len({lit for _, lit, _, _, _ in sites}) >= LITERAL_VARIANTS:
                 done: set[int] = set()
-                for value, lit, ctx, callee in sites:
+                for value, lit, ctx, callee, _ in sites:
                     if id(value) in done:
                         continue
                     done.add(id(value))
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name,
                                                            why=self._forwarded_why(forwarded.get(id(value)))),
                                 fix=self._fix(value, ctx))
+
+    def _tied_to_callables(self, key: str, sites) -> bool:
+        """Each call also passes a Python function or class (``random_apply(color_jitter,
+        p=0.8, x=x)``, ``random_apply(color_drop, p=0.2, x=x)``), a trace key of its own,
+        and each such function always comes with the same literal: the literals make no
+        trace that the functions did not make already."""
+        sem = self.sem
+        by_objects: dict[tuple[str, ...], set[str]] = {}
+        for _, lit, ctx, callee, call in sites:
+            objects = []
+            for other, arg in (sem.bound_args(call, callee, partial=True) or {}).items():
+                v = arg.value
+                if other == key:
+                    continue
+                if isinstance(v, cst.Lambda) or isinstance(v, cst.Name) and (
+                        v.value in sem.classes or sem.resolve_callee(cst.Call(func=v), ctx.fn) is not None):
+                    objects.append(f"{other}={_code(v)}")
+            if not objects:
+                return False
+            by_objects.setdefault(tuple(sorted(objects)), set()).add(lit)
+        return all(len(lits) == 1 for lits in by_objects.values())
 
     @staticmethod
     def _mode_switch(callee: FunctionInfo, key: str, literals: set[str]) -> bool:

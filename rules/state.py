@@ -73,6 +73,13 @@ def _makes_seed_state(layer: str) -> bool:
     return layer in _SEED_LAYERS or layer.startswith("Random")
 
 
+#: of those, the ones whose only variable is the seed (no weights): harmless in Keras 2
+_SEED_ONLY_LAYERS = frozenset({
+    "AlphaDropout", "AugMix", "CutMix", "Dropout", "GaussianDropout", "GaussianNoise", "MixUp", "RandAugment",
+    "Solarization", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",
+})
+
+
 _KERAS_STATEFUL_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.metrics.", "keras.Model",
                             "keras.Sequential", "keras.models.Model", "keras.models.Sequential")
 
@@ -261,6 +268,9 @@ class KerasObjectCreatedInTracedCode(Rule):
     CALL_MESSAGE = ("`{what}` constructed in `{cls}.call` makes new weights on every call (and under `fit` "
                     "fails: tf.function only supports singleton tf.Variables); construct it in `__init__` or "
                     "`build`")
+    CALL_SEED_MESSAGE = ("`{what}` constructed in `{cls}.call` makes a new seed variable on every call (Keras 3 "
+                         "layers with random state make one when constructed), and under `fit` fails: tf.function "
+                         "only supports singleton tf.Variables; construct it in `__init__` or `build`")
     SEVERITY = Severity.ERROR
     TRACED_ONLY = False
     TEXT_MARKERS = TRACED_MARKERS + (r"def call\(",)
@@ -356,6 +366,19 @@ class Head(tf.keras.layers.Layer):
 def make_block(width):
     return tf.keras.layers.Dense(width)               # eager helper, not a call method
 ''',
+'''import tensorflow as tf
+
+class ResNet(tf.keras.Model):                 # Keras 2 code: its optimizer is a legacy one
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(8)
+
+    def call(self, x):
+        return tf.keras.layers.Dropout(0.1)(self.dense(x))   # no variable in Keras 2
+
+model = ResNet()
+model.compile(optimizer=tf.keras.optimizers.legacy.Adam(1e-4), loss="mse")
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -411,6 +434,16 @@ class ConditionalNorm(tf.keras.layers.Layer):
 
 model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
 ''',
+'''import keras
+
+class Block(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(4)
+
+    def call(self, x, training=None):
+        return keras.layers.Dropout(0.2)(self.dense(x), training=training)  # TFL302
+''',
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
@@ -444,6 +477,11 @@ model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
             self.report(node, self.SEED_MESSAGE.format(what=what), ctx=ctx)
             return
         if in_call is not None:
+            if last in _SEED_ONLY_LAYERS or last.startswith("Random"):
+                # its one variable is a Keras 3 seed; in Keras 2 it has none
+                if self.sem.keras3_in_use():
+                    self.report(node, self.CALL_SEED_MESSAGE.format(what=what, cls=in_call), ctx=ctx)
+                return
             self.report(node, self.CALL_MESSAGE.format(what=what, cls=in_call), ctx=ctx)
             return
         self.report(node, self.MESSAGE.format(what=what), ctx=ctx)

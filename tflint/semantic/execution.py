@@ -376,7 +376,16 @@ class ExecutionJudgements:
         return False
 
     def _imports_tf_keras(self) -> bool:
-        return any(q == "tf_keras" or q.startswith("tf_keras.") for qs in self.imports.values() for q in qs)
+        """The module runs Keras 2: it imports ``tf_keras``, or calls an API that only
+        Keras 2 has (``tf.keras.optimizers.legacy.Adam``: Keras 3 refuses it), as code
+        written for TensorFlow 2.15 and older does."""
+        got = self._keras2_memo  # type: ignore[attr-defined]
+        if got is None:
+            got = any(q == "tf_keras" or q.startswith("tf_keras.") for qs in self.imports.values() for q in qs) or \
+                any(self.qualified_startswith(call.func, _KERAS2_ONLY_APIS) is not None  # type: ignore[attr-defined]
+                    for call, _ in self.all_calls)  # type: ignore[attr-defined]
+            self._keras2_memo = got
+        return got
 
     def _autograph_false_targets(self) -> tuple[frozenset[str], frozenset[int]]:
         """What ``tf.function(f, autograph=False)`` calls of the file wrap: names, and ids
@@ -842,3 +851,7 @@ def _ends_in_exit(block: cst.BaseSuite) -> bool:
     else:
         small = block.body  # type: ignore[attr-defined]
     return bool(small) and isinstance(small[-1], (cst.Return, cst.Raise))
+
+
+#: APIs that only Keras 2 has: a module that calls one was written for Keras 2
+_KERAS2_ONLY_APIS = ("tensorflow.keras.optimizers.legacy.", "keras.optimizers.legacy.")

@@ -104,6 +104,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _attr_reads: dict[str, Any] = field(default_factory=dict)
     #: id(function) -> last line of the early exit every trace takes (see ``after_a_traced_exit``)
     _exit_lines: dict[int, int | None] = field(default_factory=dict)
+    #: whether the module runs Keras 2 (see ``_imports_tf_keras``), found on first use
+    _keras2_memo: bool | None = None
 
     # ----------------------------------------------------------------- name resolution
 
