@@ -379,6 +379,22 @@ class ResNet(tf.keras.Model):                 # Keras 2 code: its optimizer is a
 model = ResNet()
 model.compile(optimizer=tf.keras.optimizers.legacy.Adam(1e-4), loss="mse")
 ''',
+'''import keras
+import tensorflow as tf
+
+class Block(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(4)
+
+    def call(self, x, training=None):
+        # a new seed variable per call: slow, but nothing here runs the layer as a graph
+        return keras.layers.Dropout(0.2)(self.dense(x), training=training)
+
+block = Block()
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(block(tf.ones([2, 3]), training=True))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -443,6 +459,9 @@ class Block(keras.layers.Layer):
 
     def call(self, x, training=None):
         return keras.layers.Dropout(0.2)(self.dense(x), training=training)  # TFL302
+
+model = keras.Sequential([keras.Input((3,)), Block()])
+model.compile("adam", "mse")
 ''',
     )
 
@@ -478,8 +497,9 @@ class Block(keras.layers.Layer):
             return
         if in_call is not None:
             if last in _SEED_ONLY_LAYERS or last.startswith("Random"):
-                # its one variable is a Keras 3 seed; in Keras 2 it has none
-                if self.sem.keras3_in_use():
+                # its one variable is a Keras 3 seed (in Keras 2 it has none), and only a
+                # trace refuses a new one: called eagerly it works, slowly
+                if self.sem.keras3_in_use() and self.sem.keras_layers_may_run_as_graph():
                     self.report(node, self.CALL_SEED_MESSAGE.format(what=what, cls=in_call), ctx=ctx)
                 return
             self.report(node, self.CALL_MESSAGE.format(what=what, cls=in_call), ctx=ctx)
