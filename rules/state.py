@@ -7,6 +7,7 @@ import libcst as cst
 from tflint.diagnostics import Severity
 from tflint.rule import TRACED_MARKERS, Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
+from tflint.semantic.syntax import code as code_of
 
 _VARIABLE_NAMES = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "tensorflow.compat.v2.Variable",
                              "tensorflow.python.ops.variables.Variable"})
@@ -228,7 +229,8 @@ class KerasObjectCreatedInTracedCode(Rule):
     or placed in `__init__`/`build`; also in the `call` of a Keras layer or model class,
     which Keras runs on every call of the layer (and traces under `fit`), traced or not.
     Layers that own no state (`Flatten`, `Reshape`,
-    pooling, merge layers, `Resizing`, `Rescaling`, ...) are not flagged, nor is a
+    pooling, merge layers, `Resizing`, `Rescaling`, `Attention` without a learned
+    scale, ...) are not flagged, nor is a
     `Sequential` or `TimeDistributed` that holds only such layers or existing ones.
 
     ## Why is this bad?
@@ -395,6 +397,20 @@ block = Block()
 with tf.GradientTape() as tape:
     loss = tf.reduce_sum(block(tf.ones([2, 3]), training=True))
 ''',
+'''import tensorflow as tf
+
+class Decoder(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.proj = tf.keras.layers.Dense(8)
+
+    def call(self, x):
+        h = self.proj(x)
+        return tf.keras.layers.Attention()([h, h])     # no learned scale: no weights
+
+model = Decoder()
+model.compile("adam", "mse")
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -483,6 +499,11 @@ model.compile("adam", "mse")
         if last == "Normalization" and {a.keyword.value for a in node.args if a.keyword is not None} >= \
                 {"mean", "variance"}:
             return  # fixed statistics: no variables (checked on Keras 3.15: weights == [])
+        if last == "Attention" and not any(
+                a.keyword is not None and (a.keyword.value == "use_scale" and code_of(a.value) != "False" or
+                                           a.keyword.value == "score_mode" and "concat" in code_of(a.value))
+                for a in node.args):
+            return  # dot-product attention without a learned scale: no weights (checked on Keras 3.15)
         if "schedules" in parts or last.endswith("Spec"):
             return
         if created_once(self.sem, ctx):
