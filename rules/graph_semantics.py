@@ -620,6 +620,22 @@ class Trainer:
             self.refresh()
             self.step()
 ''',
+'''import tensorflow as tf
+
+class Colorizer(tf.Module):
+    def __init__(self):
+        self.disc_patch = (4, 4, 1)
+
+    @tf.function
+    def train_step(self, x):
+        return tf.zeros((self.batch_size,) + self.disc_patch) + tf.reduce_mean(x)
+
+    def train(self, patch, batches):
+        self.batch_size = 16                  # set up once, before the loop ...
+        self.disc_patch = (patch, patch, 1)
+        for x in batches:                     # ... that makes every traced call
+            self.train_step(x)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -890,6 +906,16 @@ class PINN:
                     self.report(n, self.LOOP_ATTR_MESSAGE.format(name=f"{owner.self_name}.{n.attr.value}",
                                                                  where=got[0], step=got[1]), ctx=ctx)
 
+    def _set_up_before_the_loop(self, node: cst.CSTNode, sites: list[tuple[cst.Call, Ctx]]) -> bool:
+        """``self.BATCH_SIZE = 16`` in ``train()`` before (and outside) the loop in which
+        every call of the class's tf.functions is made: the setup of that loop, done
+        before anything is traced with it."""
+        ctx = self._rebind_ctx.get(id(node))
+        if ctx is None or next(ctx.loops(), None) is not None:
+            return False
+        line = self.sem.line_of(node)
+        return all(next(x.loops(), None) is not None and self.sem.line_of(c) > line for c, x in sites)
+
     def _resampled_in_a_loop(self, cls, rebinds, traced: FunctionInfo) -> tuple[str, str] | None:
         """``self.attr`` rebound to a new Python value or tensor in an eager loop of the
         class that also calls the tf.function that reads it, directly or through a method
@@ -939,8 +965,11 @@ class PINN:
         for node, _, method in rebinds:
             # a tf.function of the class: calling it runs its graph (a helper that traced
             # code also calls runs as plain Python when an eager method calls it)
-            called = [c for c, _ in method.calls if (callee := sem.resolve_callee(c, method)) is not None
-                      and callee.root_reason == "tf.function" and callee.cls is cls]
+            sites = [(c, x) for c, x in method.calls if (callee := sem.resolve_callee(c, method)) is not None
+                     and callee.root_reason == "tf.function" and callee.cls is cls]
+            called = [c for c, _ in sites]
+            if called and self._set_up_before_the_loop(node, sites):
+                continue
             if called:
                 return (f"rebound in `{method.name}` (line {sem.line_of(node)}), which calls "
                         f"`{called[0].func.attr.value}`")  # type: ignore[attr-defined]

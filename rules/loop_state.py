@@ -28,9 +28,10 @@ class ListAppendInTfLoop(Rule):
     In traced code, flags `L.append(t)`, `L.extend(...)` and `L.insert(...)` with a tensor
     argument inside a TensorFlow loop (`for` over `tf.range`, a tensor or a dataset,
     `range(<tensor>)`, or `while <tensor condition>`) when the list `L` is a local list
-    created before that loop. Lists filled in a Python loop (`for i in range(3)`) and
-    lists created afresh in each iteration are fine and are not flagged; lists bound
-    outside the traced function are TFL105's.
+    created before that loop. Lists filled in a Python loop (`for i in range(3)`, or over
+    a parameter such as a list of gradients, unless the function's `input_signature` or
+    its calls make it a tensor) and lists created afresh in each iteration are fine and
+    are not flagged; lists bound outside the traced function are TFL105's.
 
     ## Why is this bad?
     AutoGraph runs the body of a TensorFlow loop once, to trace it into a
@@ -141,6 +142,19 @@ tower = []
 for i in range(2):
     tower.append([tf.ones(3) * i, tf.ones(2) * i])
 average_gradients(tower)
+''',
+'''import tensorflow as tf
+
+step_counter = tf.Variable(5)
+
+@tf.function
+def noisy(grads):
+    if tf.less_equal(3, step_counter):
+        new = []
+        for g in grads:                       # a Python list of gradients: unrolled
+            new.append(g + tf.random.normal(tf.shape(g)))
+        grads = new
+    return grads
 ''',
     )
     INVALID = (

@@ -644,7 +644,8 @@ class PythonRandom(Rule):
     Flags calls such as `np.random.normal(...)`, `np.random.randint(...)`,
     `random.random()` and `random.choice(...)` inside traced code. Not in a
     `@tf.function` that runs once: a notebook or script that calls it once, outside any
-    loop, and nothing else can call it (its one trace is its one run).
+    loop, and nothing else can call it (its one trace is its one run); nor a draw that
+    only seeds ops (`seed=`) or is assigned to a name nothing reads.
 
     ## Why is this bad?
     The Python or NumPy generator runs once, while the function is traced; the number it
@@ -719,6 +720,15 @@ def vertical(x):
 
 pairs = tf.data.Dataset.from_tensor_slices((tf.zeros([4, 2, 2, 1]), tf.zeros([4, 2, 2, 1])))
 pairs = pairs.map(horizontal).map(lambda x, y: (vertical(x), y))
+''',
+'''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def train_step(x):
+    batch_z = np.random.uniform(-1, 1, [4, 2])    # left over: nothing reads it
+    z = tf.random.normal(tf.shape(x))
+    return tf.reduce_sum(x + z)
 ''',
     )
     INVALID = (
@@ -823,6 +833,8 @@ ds = ds.map(lambda x: x + tf.random.uniform([], minval=0, maxval=1000, dtype=tf.
                     and q.count(".") == (1 if q.startswith("random.") else 2):
                 if ctx.fn is not None and self.sem.used_only_as_seed(node, ctx.fn):
                     return  # an op seed shared by ops (image and mask): a constant is what it needs
+                if ctx.fn is not None and self.sem.value_unused(node, ctx.fn):
+                    return  # assigned to a name nothing reads: the frozen value goes nowhere
                 self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()"), ctx=ctx,
                             fix=self._fix(node, q, ctx))
                 return

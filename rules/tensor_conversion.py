@@ -559,6 +559,15 @@ def split_seed(seed, n):
         seeds = [tf.identity(s) for s in seeds]   # iterates that list
     return seeds
 ''',
+'''import tensorflow as tf
+
+@tf.function
+def decode(logits, lengths):
+    decoded, _ = tf.nn.ctc_beam_search_decoder(tf.transpose(logits, (1, 0, 2)), lengths, beam_width=4,
+                                               top_paths=2)
+    decoded = [tf.cast(d, tf.int32) for d in decoded]   # a Python list of SparseTensors
+    return tf.sparse.to_dense(decoded[0])
+''',
     )
     INVALID = (
         '''import tensorflow as tf

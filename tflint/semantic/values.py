@@ -545,6 +545,13 @@ class ValueJudgements:
                 return any(self.surely_iterates_tensors(a.value, fn, d) for a in it.args if a.keyword is None)
         if fn.traced and self.is_dataset_expr(it, fn):
             return True
+        if isinstance(it, cst.Name) and it.value in fn.param_names and not fn.has_input_signature and \
+                not annotated_tensor(fn, it.value):
+            last = self.dominating_binding(it, fn)
+            if last is PARAMETER or last is None and it.value not in fn.assigns:
+                # ``for g in grads`` over a parameter: a Python list far more often than a
+                # tensor; a tensor only where the calls of the module give one
+                return self.param_value(fn, it.value).is_tensor
         return self.surely_tensor(it, fn, d)
 
     def used_only_as_seed(self, node: cst.CSTNode, fn: FunctionInfo) -> bool:
@@ -557,6 +564,31 @@ class ValueJudgements:
         if got is None:
             got = memo[id(fn)] = self._seed_only_nodes(fn)
         return id(node) in got
+
+    def value_unused(self, node: cst.CSTNode, fn: FunctionInfo) -> bool:
+        """Is ``node`` the value of ``name = node`` in ``fn`` with ``name`` read nowhere (not
+        in ``fn``, not in a function nested in it)? ``batch_z = np.random.uniform(...)``
+        left over beside ``tf.random.normal``: the value goes nowhere."""
+        parent = self._parents_in(fn).get(id(node))
+        if not isinstance(parent, cst.Assign) or parent.value is not node or len(parent.targets) != 1:
+            return False
+        target = parent.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False
+        name = target.value
+        if any(name in f.globals_ or name in f.nonlocals for f in fn.scope_chain()):
+            return False
+        bound = sum(1 for n in walk_scope(fn.node) if type(n) is cst.AssignTarget and
+                    isinstance(n.target, cst.Name) and n.target.value == name)
+        if sum(1 for n in name_nodes(fn.node) if n.value == name) != bound:
+            return False
+        work = list(fn.nested)
+        while work:
+            inner = work.pop()
+            if any(n.value == name for n in name_nodes(inner.node)):
+                return False
+            work.extend(inner.nested)
+        return True
 
     @staticmethod
     def _seed_only_nodes(fn: FunctionInfo) -> set[int]:
@@ -766,6 +798,8 @@ class ValueJudgements:
         return kind, owner, []
 
 
+#: TensorFlow functions that return a tuple with a Python list at these places
+_LIST_ELEMENTS = {"ctc_beam_search_decoder": (0,), "ctc_beam_search_decoder_v2": (0,), "ctc_greedy_decoder": (0,)}
 #: keyword arguments that give an op its random seed
 _SEED_KEYWORDS = frozenset({"seed", "seed2"})
 #: top-level modules whose datasets may be tf.data ones
@@ -1235,6 +1269,8 @@ class ValueFlow:
                 return lat.UNKNOWN
             return self.element_of(elems[path[0]].value, path[1:], fn, d + 1)
         if isinstance(e, cst.Call):
+            if path[0] in _LIST_ELEMENTS.get(self.tf_function_name(e.func) or "", ()):
+                return lat.OBJECT  # ``decoded, _ = tf.nn.ctc_beam_search_decoder(...)``: a list of SparseTensors
             callee = self.resolve_callee(e, fn)  # type: ignore[attr-defined]
             if callee is not None and not callee.tf_function and isinstance(callee.node, cst.FunctionDef) \
                     and callee.returns:
