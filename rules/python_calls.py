@@ -823,6 +823,18 @@ import tensorflow as tf
 ds = tf.data.Dataset.range(4)
 ds = ds.map(lambda x: x + tf.random.uniform([], minval=0, maxval=1000, dtype=tf.int64))  # TFL103
 '''),
+        (4, '''import numpy as np
+import tensorflow as tf
+
+class Sampler:
+    def latent(self):
+        return tf.random.normal([2, 1])  # TFL103
+
+class Model(Sampler):
+    @tf.function
+    def latent(self):
+        return tf.constant(super().latent())  # the base method runs while tracing
+'''),
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:

@@ -565,6 +565,23 @@ plot(tf.zeros([2]), 389)
 plot(tf.zeros([2]), 555)
 plot(tf.zeros([2]), 780)
 '''),
+        (7, '''import tensorflow as tf
+
+@tf.function
+def random_apply(func, x, p):
+    if tf.random.uniform([]) < p:
+        return func(x)
+    return x
+
+def blur(x):
+    return x
+
+def augment(image):
+    image = random_apply(blur, p=tf.constant(0.8), x=image)  # TFL401
+    image = random_apply(blur, p=tf.constant(0.2), x=image)  # TFL401
+    image = random_apply(blur, p=tf.constant(1.0), x=image)  # TFL401
+    return image
+'''),
     )
 
     def finish(self) -> None:
