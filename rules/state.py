@@ -41,7 +41,7 @@ _SEED_LAYERS = frozenset({
 def _wraps_stateless_or_existing(call: cst.Call, sem) -> bool:
     """``TimeDistributed(self.pool)`` / ``TimeDistributed(MaxPooling2D(2))``: the wrapped
     layer is an existing object or has no weights, and the wrapper makes none of its own."""
-    arg = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "layer"), None)
+    arg = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("layer", "cell")), None)
     if arg is None:
         return False
     if isinstance(arg, (cst.Name, cst.Attribute, cst.Subscript)):
@@ -231,7 +231,8 @@ class KerasObjectCreatedInTracedCode(Rule):
     Layers that own no state (`Flatten`, `Reshape`,
     pooling, merge layers, `Resizing`, `Rescaling`, `Attention` without a learned
     scale, ...) are not flagged, nor is a
-    `Sequential` or `TimeDistributed` that holds only such layers or existing ones.
+    `Sequential`, `TimeDistributed` or `RNN` that holds only such layers or existing ones
+    (`RNN(self.gru_cell)`).
 
     ## Why is this bad?
     These objects create variables (weights, optimizer slots, metric accumulators, seed
@@ -411,6 +412,20 @@ class Decoder(tf.keras.Model):
 model = Decoder()
 model.compile("adam", "mse")
 ''',
+'''import tensorflow as tf
+
+class Interest(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.gru_cell = tf.keras.layers.GRUCell(8)
+
+    def call(self, x):
+        _, state = tf.keras.layers.RNN(self.gru_cell, return_state=True)(x)   # the cell is made once
+        return state
+
+model = tf.keras.Sequential([Interest()])
+model.compile("adam", "mse")
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -492,7 +507,7 @@ model.compile("adam", "mse")
         last = parts[-1]
         if not last[:1].isupper() or last in _STATELESS_LAYERS:
             return
-        if last == "TimeDistributed" and _wraps_stateless_or_existing(node, self.sem):
+        if last in ("TimeDistributed", "RNN") and _wraps_stateless_or_existing(node, self.sem):
             return  # wraps a layer made elsewhere (or one with no weights): owns none itself
         if last == "Sequential" and _sequential_of_stateless(node, self.sem):
             return  # holds only layers with no weights (or made elsewhere): owns none itself
