@@ -148,7 +148,9 @@ average_gradients(tower)
 step_counter = tf.Variable(5)
 
 @tf.function
-def noisy(grads):
+def noisy(grads, clip=None):
+    if clip is not None:
+        grads = [tf.clip_by_value(g, -clip, clip) for g in grads]
     if tf.less_equal(3, step_counter):
         new = []
         for g in grads:                       # a Python list of gradients: unrolled

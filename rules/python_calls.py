@@ -726,7 +726,7 @@ import tensorflow as tf
 
 @tf.function
 def train_step(x):
-    batch_z = np.random.uniform(-1, 1, [4, 2])    # left over: nothing reads it
+    batch_z = np.random.uniform(-1, 1, [4, 2]).astype(np.float32)   # left over: nothing reads it
     z = tf.random.normal(tf.shape(x))
     return tf.reduce_sum(x + z)
 ''',

@@ -548,7 +548,9 @@ class ValueJudgements:
         if isinstance(it, cst.Name) and it.value in fn.param_names and not fn.has_input_signature and \
                 not annotated_tensor(fn, it.value):
             last = self.dominating_binding(it, fn)
-            if last is PARAMETER or last is None and it.value not in fn.assigns:
+            if last is PARAMETER or last is None and all(
+                    not self.value_of(v, fn, d).may_be_tensor for v in fn.assigns.get(it.value, ())):
+                # (rebound, if at all, only to Python lists: ``gradients = [... for g in gradients]``)
                 # ``for g in grads`` over a parameter: a Python list far more often than a
                 # tensor; a tensor only where the calls of the module give one
                 return self.param_value(fn, it.value).is_tensor
@@ -569,7 +571,14 @@ class ValueJudgements:
         """Is ``node`` the value of ``name = node`` in ``fn`` with ``name`` read nowhere (not
         in ``fn``, not in a function nested in it)? ``batch_z = np.random.uniform(...)``
         left over beside ``tf.random.normal``: the value goes nowhere."""
-        parent = self._parents_in(fn).get(id(node))
+        parents = self._parents_in(fn)
+        parent = parents.get(id(node))
+        while isinstance(parent, cst.Attribute) and parent.value is node:
+            # ``np.random.uniform(...).astype(np.float32)``: the method's result is the value
+            call = parents.get(id(parent))
+            if not isinstance(call, cst.Call) or call.func is not parent:
+                return False
+            node, parent = call, parents.get(id(call))
         if not isinstance(parent, cst.Assign) or parent.value is not node or len(parent.targets) != 1:
             return False
         target = parent.targets[0].target
