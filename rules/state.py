@@ -547,6 +547,4 @@ model.compile("adam", "mse")
         (not in a function nested in it): Keras runs it on every call of the layer, and
         traces it under ``fit``."""
         fn = ctx.fn
-        if fn is None or fn.name != "call" or fn.cls is None or not self.sem.is_keras_layer_class(fn.cls):
-            return None
-        return fn.cls.name
+        return fn.cls.name if fn is not None and fn.cls is not None and self.sem.is_keras_layer_call(fn) else None

@@ -359,6 +359,11 @@ class ExecutionJudgements:
                 return f.cls is not None and self.is_keras3_layer_class(f.cls)
         return False
 
+    def is_keras_layer_call(self, fn: FunctionInfo | None) -> bool:
+        """Is ``fn`` the ``call`` method of a Keras layer or model class of this module
+        (which Keras runs on every call of an instance, and traces under ``fit``)?"""
+        return fn is not None and fn.name == "call" and fn.cls is not None and self.is_keras_layer_class(fn.cls)
+
     def is_keras_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:
         """A subclass (in this module) of a Keras layer or model, of any Keras version:
         calling an instance runs its ``call``."""

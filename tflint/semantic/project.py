@@ -89,6 +89,9 @@ class KerasStepUse:
     compiles: int = 0
     eager_compiles: int = 0
 
+    def __bool__(self) -> bool:
+        return self.entries or bool(self.direct) or bool(self.compiles)
+
     def __or__(self, other: "KerasStepUse") -> "KerasStepUse":
         return KerasStepUse(self.entries or other.entries, self.direct | other.direct,
                             self.compiles + other.compiles, self.eager_compiles + other.eager_compiles)
@@ -790,6 +793,7 @@ class ProjectIndex:
         self._graph_reach: tuple[dict[str, int], list[str]] | None = None
         #: path -> what its text says of Keras step methods (see ``keras_step_use``)
         self._step_texts: dict[str, KerasStepUse] = {}
+        self._step_reach: tuple[dict[str, int], list[str]] | None = None
         #: attribute name -> the modules whose module-level code reads it (see
         #: :meth:`top_level_read`)
         self._top_reads: dict[str, list[tuple[str, int]]] | None = None
@@ -1023,23 +1027,23 @@ class ProjectIndex:
         """How ``mf`` and every module that imports it, directly or through others, use
         Keras step methods (:class:`KerasStepUse`): only those modules can hold the model
         objects of ``mf``'s classes. Asked only for a module that defines a step."""
+        if self._step_reach is None:
+            self._step_reach = self._reach_masks(lambda m: bool(self._step_text(m)))
+        mask = self._step_reach[0].get(mf.path)
         files = self.files()
-        seen = {mf.path}
-        work = [mf]
         use = KerasStepUse()
-        while work:
-            cur = work.pop()
-            mine = self._step_texts.get(cur.path)
-            if mine is None:
-                got = self._read(cur)
-                mine = keras_step_use_text(got[0].decode("utf-8", "replace")) if got is not None else KerasStepUse()
-                self._step_texts[cur.path] = mine
-            use = use | mine
-            for p in self.importers(cur):
-                if p not in seen and p in files:
-                    seen.add(p)
-                    work.append(files[p])
+        for p in [mf.path] if mask is None else self._members(mask, self._step_reach[1]):
+            use = use | self._step_text(files.get(p) or mf)
         return use
+
+    def _step_text(self, mf: ModuleFile) -> KerasStepUse:
+        """:func:`keras_step_use_text` of one module, read once."""
+        got = self._step_texts.get(mf.path)
+        if got is None:
+            data = self._read(mf)
+            got = keras_step_use_text(data[0].decode("utf-8", "replace")) if data is not None else KerasStepUse()
+            self._step_texts[mf.path] = got
+        return got
 
     def keras_graph_reaching(self, mf: ModuleFile) -> bool:
         """Whether ``mf`` or a module that imports it, directly or through others, may run

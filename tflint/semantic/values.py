@@ -166,13 +166,21 @@ class ValueJudgements:
 
     def _binding_is_tensor(self, v: cst.BaseExpression, name: str, owner: FunctionInfo, d: int) -> bool:
         """May ``name``, bound to ``v`` (or to an element of it, when unpacked), be a tensor?"""
-        path = self.unpacked.get((id(v), name))  # type: ignore[attr-defined]
-        if path is None:
+        if (id(v), name) not in self.unpacked:  # type: ignore[attr-defined]
             return self.is_tensor(v, owner, d)
-        element = self.element_of(v, path, owner)
-        if not element.unknown and element.kind:
+        element = self._unpacked_element(v, name, owner)
+        if element is not None:
             return element.may_be_tensor
         return self.is_tensor(v, owner, d, _whole=False)  # judged like the whole
+
+    def _unpacked_element(self, v: cst.BaseExpression, name: str, owner: FunctionInfo) -> lat.Value | None:
+        """What ``name`` gets when it is unpacked from ``v``, where the model knows it; None
+        when ``name`` is not unpacked from ``v`` or the element is unknown."""
+        path = self.unpacked.get((id(v), name))  # type: ignore[attr-defined]
+        if path is None:
+            return None
+        element = self.element_of(v, path, owner)
+        return element if not element.unknown and element.kind else None
 
     def _judged_as_traced(self, owner: FunctionInfo, param: str) -> bool:
         if owner.traced:
@@ -270,7 +278,7 @@ class ValueJudgements:
         inputs as tensors and keyword arguments as they are. Without such calls (the layer
         runs inside a ``Sequential``, or another module calls it) nothing is known: not a
         tensor, for the rules. None for any other parameter or function."""
-        if fn.name != "call" or fn.cls is None or not self.is_keras_layer_class(fn.cls):  # type: ignore[attr-defined]
+        if not self.is_keras_layer_call(fn):  # type: ignore[attr-defined]
             return None
         named = [p.name.value for p in fn.params if not p.star]
         if len(named) < 3 or name not in named[2:]:
@@ -550,9 +558,9 @@ class ValueJudgements:
             last = self.dominating_binding(it, fn)
             if last is PARAMETER or last is None and all(
                     not self.value_of(v, fn, d).may_be_tensor for v in fn.assigns.get(it.value, ())):
-                # (rebound, if at all, only to Python lists: ``gradients = [... for g in gradients]``)
-                # ``for g in grads`` over a parameter: a Python list far more often than a
-                # tensor; a tensor only where the calls of the module give one
+                # ``for g in grads`` over a parameter (rebound, if at all, only to Python
+                # lists: ``gradients = [... for g in gradients]``): a Python list far more
+                # often than a tensor; a tensor only where the calls of the module give one
                 return self.param_value(fn, it.value).is_tensor
         return self.surely_tensor(it, fn, d)
 
@@ -587,9 +595,7 @@ class ValueJudgements:
         name = target.value
         if any(name in f.globals_ or name in f.nonlocals for f in fn.scope_chain()):
             return False
-        bound = sum(1 for n in walk_scope(fn.node) if type(n) is cst.AssignTarget and
-                    isinstance(n.target, cst.Name) and n.target.value == name)
-        if sum(1 for n in name_nodes(fn.node) if n.value == name) != bound:
+        if sum(1 for n in name_nodes(fn.node) if n.value == name) != _assigned_count(fn, name):
             return False
         work = list(fn.nested)
         while work:
@@ -609,8 +615,7 @@ class ValueJudgements:
             values = fn.assigns.get(name, [])
             reads = [n for n in name_nodes(fn.node) if n.value == name]
             in_seeds = sum(1 for a in args if isinstance(a.value, cst.Name) and a.value.value == name)
-            targets = sum(1 for n in walk_scope(fn.node) if type(n) is cst.AssignTarget and
-                          isinstance(n.target, cst.Name) and n.target.value == name)
+            targets = _assigned_count(fn, name)
             if values and targets == len(values) and len(reads) == in_seeds + targets:
                 roots.extend(values)
         for r in roots:
@@ -753,11 +758,8 @@ class ValueJudgements:
 
     def _python_element(self, v: cst.BaseExpression, name: str, owner: FunctionInfo) -> bool:
         """``name`` unpacked from ``v`` is known to be a Python value (or other non-tensor)."""
-        path = self.unpacked.get((id(v), name))  # type: ignore[attr-defined]
-        if path is None:
-            return False
-        element = self.element_of(v, path, owner)
-        return not element.unknown and bool(element.kind) and not element.may_be_tensor
+        element = self._unpacked_element(v, name, owner)
+        return element is not None and not element.may_be_tensor
 
     def condition_is_tensor(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
         """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?
@@ -805,6 +807,12 @@ class ValueJudgements:
         if kind == "local":
             return kind, owner, list(owner.assigns.get(name, ()))  # type: ignore[union-attr]
         return kind, owner, []
+
+
+def _assigned_count(fn: FunctionInfo, name: str) -> int:
+    """How many ``name = ...`` targets ``fn``'s own body has (nested functions not counted)."""
+    return sum(1 for n in walk_scope(fn.node) if type(n) is cst.AssignTarget and
+               isinstance(n.target, cst.Name) and n.target.value == name)
 
 
 #: TensorFlow functions that return a tuple with a Python list at these places
