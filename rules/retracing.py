@@ -942,6 +942,52 @@ for ckpt in ["ckpt-1", "ckpt-2"]:
 ''',
         '''import tensorflow as tf
 
+
+class Generator(tf.keras.Model):
+    def __init__(self, depth):
+        super().__init__()
+        self.body = [tf.keras.layers.Dense(2 ** depth) for _ in range(depth)]
+
+    def call(self, x):
+        for layer in self.body:
+            x = layer(x)
+        return x
+
+
+class Trainer:
+    def __init__(self):
+        self.optim = tf.keras.optimizers.Adam()
+
+    def make_step(self):
+        @tf.function
+        def step(model, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            self.optim.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+        return step
+
+    def train(self, batches):
+        for depth in range(2, 6):          # a larger model per depth, passed to the step:
+            model = Generator(depth)       # a trace per model, however the step is created
+            step = self.make_step()
+            for x in batches:
+                step(model, x)
+''',
+        '''import tensorflow as tf
+
+def predict(model, x):
+    return model(x)
+
+for depth in range(2, 6):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2 ** depth)])
+    step = tf.function(predict)            # keyed on `model`, new in each iteration
+    for i in range(3):
+        step(model, tf.ones((1, 2)))
+''',
+        '''import tensorflow as tf
+
 def get_step_fn(scale):
     @tf.function
     def step(x):
@@ -1043,7 +1089,7 @@ for epoch in range(10):                   # a notebook's training loop
         if loop is not None:
             if sem.reads_names_bound_in(info, loop.node):  # type: ignore[arg-type]
                 return  # a new layer, optimizer or value each iteration: it must trace again anyway
-            if self._name_called_within(name, loop.node, ctx.fn):
+            if self._name_called_within(name, loop.node, ctx.fn) and not self._passed_new_objects(name, loop):
                 self.report(node.name, self.MESSAGE.format(where="in every iteration of this loop"))
             return
         factory = ctx.fn
@@ -1089,8 +1135,9 @@ for epoch in range(10):                   # a notebook's training loop
                 continue
             if not self._kept_only_to_call(call, user):
                 continue  # kept beyond the call: returned, stored, handed to a server, ...
-            if next(sem.python_loops(cctx), None) is not None:
-                if self._one_per_value(call, factory, reads, cctx):
+            loop = next(sem.python_loops(cctx), None)
+            if loop is not None:
+                if self._one_per_value(call, factory, reads, cctx) or self._given_new_objects(call, user, loop):
                     continue
                 return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
             if user is None:
@@ -1105,6 +1152,24 @@ for epoch in range(10):                   # a notebook's training loop
                         return (f"on every call of `{factory.name}` by `{user.name}`, which is called in a loop "
                                 f"in {_where(site.path, site.line)}")
         return None
+
+    def _given_new_objects(self, call: cst.Call, user: FunctionInfo | None, loop: Ctx) -> bool:
+        """Is the function that ``call`` hands out called in ``loop`` with an object the
+        loop builds anew in each iteration (``step(gen, x)`` after ``gen = Generator(depth)``)?
+        Its traces are keyed on that object, so hoisting the function would not save one."""
+        sem = self.sem
+        assigns = sem.module_assigns if user is None else user.assigns
+        local = next((n for n, vs in assigns.items() if any(v is call for v in vs)), None)
+        return local is not None and self._passed_new_objects(local, loop)
+
+    def _passed_new_objects(self, local: str, loop: Ctx) -> bool:
+        sem = self.sem
+        for c, cctx in sem.all_calls:
+            if isinstance(c.func, cst.Name) and c.func.value == local and \
+                    any(a.node is loop.node for a in cctx.ancestors()) and \
+                    any(sem.new_object_each_iteration(a.value, loop.node) for a in c.args):  # type: ignore[arg-type]
+                return True
+        return False
 
     def _kept_only_to_call(self, call: cst.Call, user: FunctionInfo | None) -> bool:
         """Is the result of ``call`` assigned to a local of ``user`` (a module-level name
@@ -1159,6 +1224,8 @@ for epoch in range(10):                   # a notebook's training loop
                  if call.func is node or  # tf.function(g)(x): called right away
                  isinstance(call.func, cst.Name) and call.func.value in names and  # f = tf.function(g); f(x)
                  any(c.node is loop.node for c in cctx.ancestors())]
+        if any(sem.new_object_each_iteration(a.value, loop.node) for call, _ in calls for a in call.args):  # type: ignore[arg-type]
+            return False  # a new model per iteration goes in: it traces again however it is created
         return any(not any(sem.value_of(a.value, cctx.fn).retraces_per_value for a in call.args)
                    for call, cctx in calls)
 

@@ -1708,6 +1708,30 @@ class ValueFlow:
         iteration: its trace cannot be shared."""
         return self._reads_loop_bindings(names_read(expr), loop)
 
+    def new_object_each_iteration(self, expr: cst.BaseExpression, loop: cst.For | cst.While) -> bool:
+        """Is ``expr`` a name that ``loop`` binds in each iteration to an object it builds
+        there (``dis = Discriminator(depth)``: a model, a layer, an optimizer)? A
+        tf.function keys its traces on such an argument's identity, so a call that passes
+        it traces again in every iteration, whether the function is created once or anew."""
+        if not isinstance(expr, cst.Name):
+            return False
+        for n in walk_scope(loop.body):
+            if type(n) is cst.Assign and any(isinstance(t, cst.Name) and t.value == expr.value  # type: ignore[attr-defined]
+                                             for tg in n.targets for t in walk_scope(tg.target)):  # type: ignore[attr-defined]
+                if self.builds_object(n.value):  # type: ignore[attr-defined]
+                    return True
+        return False
+
+    def builds_object(self, v: cst.BaseExpression) -> bool:
+        """A call that builds a new TensorFlow state object or an instance of a class of
+        this module, or of a Keras model class of the project (``Generator(depth=4)``)."""
+        if not isinstance(v, cst.Call):
+            return False
+        if _constructs(self, v):
+            return True
+        project = self.project  # type: ignore[attr-defined]
+        return project is not None and any(project.is_keras_model_class(q) for q in self.qualified(v.func))  # type: ignore[attr-defined]
+
     @staticmethod
     def _reads_loop_bindings(free: set[str], loop: cst.For | cst.While) -> bool:
         if not free:
