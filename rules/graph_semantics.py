@@ -901,58 +901,11 @@ class PINN:
                     self.report(n, self.ATTR_MESSAGE.format(name=f"{owner.self_name}.{n.attr.value}", where=where),
                                 ctx=ctx)
                     continue
-                got = self._resampled_in_a_loop(cls, rebinds, fn)
+                got = sem.resampled_in_a_loop(cls, [(node, v, m, self._rebind_ctx.get(id(node)))
+                                                    for node, v, m in rebinds], fn)
                 if got is not None:
                     self.report(n, self.LOOP_ATTR_MESSAGE.format(name=f"{owner.self_name}.{n.attr.value}",
                                                                  where=got[0], step=got[1]), ctx=ctx)
-
-    def _set_up_before_the_loop(self, node: cst.CSTNode, sites: list[tuple[cst.Call, Ctx]]) -> bool:
-        """``self.BATCH_SIZE = 16`` in ``train()`` before (and outside) the loop in which
-        every call of the class's tf.functions is made: the setup of that loop, done
-        before anything is traced with it."""
-        ctx = self._rebind_ctx.get(id(node))
-        if ctx is None or next(ctx.loops(), None) is not None:
-            return False
-        line = self.sem.line_of(node)
-        return all(next(x.loops(), None) is not None and self.sem.line_of(c) > line for c, x in sites)
-
-    def _resampled_in_a_loop(self, cls, rebinds, traced: FunctionInfo) -> tuple[str, str] | None:
-        """``self.attr`` rebound to a new Python value or tensor in an eager loop of the
-        class that also calls the tf.function that reads it, directly or through a method
-        of the class that rebinds it (``self.get_collocations()`` before ``train_step()``
-        in each epoch): the graph traced on the first call keeps the first value. Where
-        it is rebound and the tf.function called, or None."""
-        sem = self.sem
-        for _, v, method in rebinds:
-            if v is None or sem.python_value_kind(v, method) != "py" and not sem.value_of(v, method).is_tensor:
-                return None
-        rebinders = {id(m): (node, m) for node, _, m in rebinds}
-        for e in sem.functions:
-            if e.cls is not cls or e.traced or e.name in ("__init__", "build"):
-                continue
-            steps: dict[int, tuple[cst.CSTNode, FunctionInfo]] = {}  # loop -> the tf.function it calls
-            changes: dict[int, str] = {}  # loop -> where it rebinds
-            for call, ctx in e.calls:
-                callee = sem.resolve_callee(call, e)
-                if callee is None:
-                    continue
-                if callee.root_reason == "tf.function" and _reaches(callee, traced):
-                    for loop in ctx.loops():
-                        if not _holds_def(loop.node, callee):  # a function made in the loop is traced anew
-                            steps.setdefault(id(loop.node), (loop.node, callee))
-                elif id(callee) in rebinders:
-                    node, m = rebinders[id(callee)]
-                    for loop in ctx.loops():
-                        changes.setdefault(id(loop.node), f"rebound in `{m.name}` (line {sem.line_of(node)}), "
-                                                          f"which `{e.name}` calls")
-            for node, _, m in rebinds:
-                if m is e and id(node) in self._rebind_ctx:
-                    for loop in self._rebind_ctx[id(node)].loops():
-                        changes.setdefault(id(loop.node), f"rebound in `{e.name}` (line {sem.line_of(node)})")
-            for key, (loop_node, callee) in steps.items():
-                if key in changes:
-                    return changes[key], callee.name
-        return None
 
     def _attr_rebinding(self, cls, attr: str, rebinds) -> str | None:
         sem = self.sem
@@ -968,7 +921,7 @@ class PINN:
             sites = [(c, x) for c, x in method.calls if (callee := sem.resolve_callee(c, method)) is not None
                      and callee.root_reason == "tf.function" and callee.cls is cls]
             called = [c for c, _ in sites]
-            if called and self._set_up_before_the_loop(node, sites):
+            if called and sem.set_up_before_the_loop(node, self._rebind_ctx.get(id(node)), sites):
                 continue
             if called:
                 return (f"rebound in `{method.name}` (line {sem.line_of(node)}), which calls "
@@ -1562,21 +1515,3 @@ def parse(line):
             return not (broad and (q.rsplit(".", 1)[-1] in _CONVERSIONS or q.startswith("tensorflow.python.")))
         f = call.func
         return not broad and isinstance(f, cst.Attribute) and f.attr.value == "get_next" and not call.args
-
-
-def _reaches(root: FunctionInfo, fn: FunctionInfo) -> bool:
-    """Is ``fn`` the tf.function ``root`` itself, a function nested in it, or traced
-    because ``root`` calls it (followed through a few callers)?"""
-    f: FunctionInfo | None = fn
-    for _ in range(8):
-        if f is None:
-            return False
-        if f is root or root in f.scope_chain():
-            return True
-        f = f.via[0] if f.via is not None else None
-    return False
-
-
-def _holds_def(loop: cst.CSTNode, fn: FunctionInfo) -> bool:
-    """Is ``fn``'s definition inside ``loop``?"""
-    return any(c is fn.node for n in walk_scope(loop) for c in child_nodes(n))

@@ -6,102 +6,10 @@ import libcst as cst
 
 from tflint.diagnostics import Severity
 from tflint.rule import TRACED_MARKERS, Rule
-from tflint.semantic import Ctx, FunctionInfo, SemanticModel, dotted_name
-from tflint.semantic.syntax import code as code_of
+from tflint.semantic import Ctx, dotted_name
 
 _VARIABLE_NAMES = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "tensorflow.compat.v2.Variable",
                              "tensorflow.python.ops.variables.Variable"})
-
-#: Keras layers that own no variables and no seed state: constructing one per trace is
-#: wasteful but does not fail
-_STATELESS_LAYERS = frozenset({
-    "Flatten", "Reshape", "Permute", "RepeatVector", "Lambda", "Activation", "ReLU", "Softmax", "LeakyReLU",
-    "ELU", "ThresholdedReLU", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
-    "Dot", "Cropping1D", "Cropping2D", "Cropping3D", "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D",
-    "UpSampling1D", "UpSampling2D", "UpSampling3D", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
-    "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
-    "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
-    "GlobalAveragePooling3D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",
-    "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
-    "GlobalMaxPool3D", "Masking", "InputLayer", "Input", "InputSpec", "Identity", "Layer", "Wrapper",
-    # preprocessing layers with no weights and no seed (built twice in a tf.function on
-    # Keras 3.15 without error)
-    "Resizing", "Rescaling", "CenterCrop", "Hashing", "CategoryEncoding", "AutoContrast", "Equalization",
-    "UnitNormalization",
-})
-#: Keras 3 layers that create a variable (a ``SeedGenerator``'s state) in their
-#: constructor, checked on Keras 3.15: every ``Random*`` preprocessing layer and these
-_SEED_LAYERS = frozenset({
-    "AlphaDropout", "AugMix", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CutMix", "Dropout", "GRU", "GRUCell",
-    "GaussianDropout", "GaussianNoise", "LSTM", "LSTMCell", "MixUp", "RandAugment", "SimpleRNN", "SimpleRNNCell",
-    "Solarization", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "Bidirectional",
-})
-
-
-def _wraps_stateless_or_existing(call: cst.Call, sem) -> bool:
-    """``TimeDistributed(self.pool)`` / ``TimeDistributed(MaxPooling2D(2))``: the wrapped
-    layer is an existing object or has no weights, and the wrapper makes none of its own."""
-    arg = next((a.value for a in call.args if a.keyword is None or a.keyword.value in ("layer", "cell")), None)
-    if arg is None:
-        return False
-    if isinstance(arg, (cst.Name, cst.Attribute, cst.Subscript)):
-        return True
-    if isinstance(arg, cst.Call):
-        q = sem.qualified_startswith(arg.func, _KERAS_STATEFUL_PREFIXES)
-        return q is not None and q.rsplit(".", 1)[-1] in _STATELESS_LAYERS
-    return False
-
-
-def _sequential_of_stateless(call: cst.Call, sem) -> bool:
-    """``Sequential([Resizing(...), Rescaling(1 / 255)])``: every layer it is given has no
-    weights and no seed, or is an existing object; the container makes none of its own."""
-    arg = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "layers"), None)
-    if not isinstance(arg, (cst.List, cst.Tuple)) or not arg.elements:
-        return False
-    for el in arg.elements:
-        v = el.value
-        if isinstance(v, (cst.Name, cst.Attribute, cst.Subscript)):
-            continue
-        if not isinstance(v, cst.Call):
-            return False
-        q = sem.qualified_startswith(v.func, _KERAS_STATEFUL_PREFIXES)
-        if q is None or q.rsplit(".", 1)[-1] not in _STATELESS_LAYERS:
-            return False
-    return True
-
-
-def _makes_seed_state(layer: str) -> bool:
-    return layer in _SEED_LAYERS or layer.startswith("Random")
-
-
-#: of those, the ones whose only variable is the seed (no weights): harmless in Keras 2
-_SEED_ONLY_LAYERS = frozenset({
-    "AlphaDropout", "AugMix", "CutMix", "Dropout", "GaussianDropout", "GaussianNoise", "MixUp", "RandAugment",
-    "Solarization", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",
-})
-
-
-_KERAS_STATEFUL_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.metrics.", "keras.Model",
-                            "keras.Sequential", "keras.models.Model", "keras.models.Sequential")
-
-
-def created_once(sem: SemanticModel, ctx: Ctx) -> bool:
-    """Creation that happens only on the first trace: under a first-call guard
-    (``if self.v is None:``), in ``__init__``/``build``, or in a ``@once`` function."""
-    if sem.enclosing_guard(ctx) is not None:
-        return True
-    fn: FunctionInfo | None = ctx.fn
-    while fn is not None:
-        if fn.name in ("__init__", "build", "_build", "_create_variables", "_initialize"):
-            return True
-        if isinstance(fn.node, cst.FunctionDef):
-            for d in fn.node.decorators:
-                e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-                last = e.attr.value if isinstance(e, cst.Attribute) else (e.value if isinstance(e, cst.Name) else "")
-                if last in ("once", "run_once", "lru_cache", "cache", "cached_property"):
-                    return True
-        fn = fn.parent if fn.root_reason is None else None
-    return False
 
 
 class VariableCreatedInTracedCode(Rule):
@@ -216,7 +124,7 @@ class Model(tf.keras.Model):
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
-        if self.sem.resolves_to(node.func, _VARIABLE_NAMES) and not created_once(self.sem, ctx):
+        if self.sem.resolves_to(node.func, _VARIABLE_NAMES) and not self.sem.created_once(ctx):
             self.report(node, ctx=ctx)
 
 
@@ -497,42 +405,23 @@ model.compile("adam", "mse")
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
-        q = self.sem.qualified_startswith(node.func, _KERAS_STATEFUL_PREFIXES)
-        if q is None:
+        made = self.sem.keras_construction(node)
+        if made is None:
             return
         in_call = self._layer_call(ctx)
         if in_call is None and not self.sem.is_traced(ctx):
             return
-        parts = q.split(".")
-        last = parts[-1]
-        if not last[:1].isupper() or last in _STATELESS_LAYERS:
+        if self.sem.created_once(ctx):
             return
-        if last in ("TimeDistributed", "RNN") and _wraps_stateless_or_existing(node, self.sem):
-            return  # wraps a layer made elsewhere (or one with no weights): owns none itself
-        if last == "Sequential" and _sequential_of_stateless(node, self.sem):
-            return  # holds only layers with no weights (or made elsewhere): owns none itself
-        if last == "Normalization" and {a.keyword.value for a in node.args if a.keyword is not None} >= \
-                {"mean", "variance"}:
-            return  # fixed statistics: no variables (checked on Keras 3.15: weights == [])
-        if last == "Attention" and not any(
-                a.keyword is not None and (a.keyword.value == "use_scale" and code_of(a.value) != "False" or
-                                           a.keyword.value == "score_mode" and "concat" in code_of(a.value))
-                for a in node.args):
-            return  # dot-product attention without a learned scale: no weights (checked on Keras 3.15)
-        if "schedules" in parts or last.endswith("Spec"):
-            return
-        if created_once(self.sem, ctx):
-            return
-        what = (dotted_name(node.func) or ".".join(parts[-2:])) + "(...)"
-        if "layers" in parts and not self.sem.keras_object_built(node, ctx.fn):
+        what = (dotted_name(node.func) or ".".join(made.qualified.split(".")[-2:])) + "(...)"
+        if made.layer and not self.sem.keras_object_built(node, ctx.fn):
             # never called or built here: its weights are never made; only a Keras 3
             # layer with random state makes a variable (its seed) when constructed
-            if not (self.sem.keras3_in_use() and _makes_seed_state(last)):
-                return
-            self.report(node, self.SEED_MESSAGE.format(what=what), ctx=ctx)
+            if made.seed and self.sem.keras3_in_use():
+                self.report(node, self.SEED_MESSAGE.format(what=what), ctx=ctx)
             return
         if in_call is not None:
-            if last in _SEED_ONLY_LAYERS or last.startswith("Random"):
+            if made.seed_only:
                 # its one variable is a Keras 3 seed (in Keras 2 it has none), and only a
                 # trace refuses a new one: called eagerly it works, slowly
                 if self.sem.keras3_in_use() and self.sem.keras_layers_may_run_as_graph():

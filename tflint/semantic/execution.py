@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import child_nodes, code, flat_targets
+from tflint.semantic.syntax import child_nodes, code, flat_targets, walk_scope
 
 
 class ExecutionJudgements:
@@ -358,6 +358,74 @@ class ExecutionJudgements:
                 # Keras 3 runs the steps through a function marked do_not_convert
                 return f.cls is not None and self.is_keras3_layer_class(f.cls)
         return False
+
+    def created_once(self, ctx: Ctx) -> bool:
+        """Does code at ``ctx`` run only on the first trace: under a first-call guard
+        (``if self.v is None:``), in ``__init__``/``build``, or in a ``@once`` function?"""
+        if self.enclosing_guard(ctx) is not None:  # type: ignore[attr-defined]
+            return True
+        fn: FunctionInfo | None = ctx.fn
+        while fn is not None:
+            if fn.name in ("__init__", "build", "_build", "_create_variables", "_initialize"):
+                return True
+            if isinstance(fn.node, cst.FunctionDef):
+                for d in fn.node.decorators:
+                    e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+                    last = e.attr.value if isinstance(e, cst.Attribute) else (e.value if isinstance(e, cst.Name) else "")
+                    if last in ("once", "run_once", "lru_cache", "cache", "cached_property"):
+                        return True
+            fn = fn.parent if fn.root_reason is None else None
+        return False
+
+    def set_up_before_the_loop(self, node: cst.CSTNode, ctx: Ctx | None, sites: list[tuple[cst.Call, Ctx]]) -> bool:
+        """Is ``node`` (at ``ctx``: ``self.BATCH_SIZE = 16`` in ``train()``) before, and
+        outside, the loop in which every call of ``sites`` (the class's tf.functions) is
+        made: the setup of that loop, done before anything is traced with it?"""
+        if ctx is None or next(ctx.loops(), None) is not None:
+            return False
+        line = self.line_of(node)  # type: ignore[attr-defined]
+        return all(next(x.loops(), None) is not None and self.line_of(c) > line for c, x in sites)  # type: ignore[attr-defined]
+
+    def resampled_in_a_loop(self, cls, rebinds: list[tuple[cst.CSTNode, cst.BaseExpression | None, FunctionInfo,
+                                                             Ctx | None]],
+                            traced: FunctionInfo) -> tuple[str, str] | None:
+        """``self.attr`` rebound (``rebinds``: statement, value, method, context) to a new
+        Python value or tensor in an eager loop of the class that also calls the
+        tf.function that reads it in ``traced``, directly or through a method of the class
+        that rebinds it (``self.get_collocations()`` before ``train_step()`` in each
+        epoch): the graph traced on the first call keeps the first value. Where it is
+        rebound, and the tf.function called; or None."""
+        for _, v, method, _ in rebinds:
+            if v is None or self.python_value_kind(v, method) != "py" and \
+                    not self.value_of(v, method).is_tensor:  # type: ignore[attr-defined]
+                return None
+        rebinders = {id(m): (node, m) for node, _, m, _ in rebinds}
+        for e in self.functions:  # type: ignore[attr-defined]
+            if e.cls is not cls or e.traced or e.name in ("__init__", "build"):
+                continue
+            steps: dict[int, tuple[cst.CSTNode, FunctionInfo]] = {}  # loop -> the tf.function it calls
+            changes: dict[int, str] = {}  # loop -> where it rebinds
+            for call, ctx in e.calls:
+                callee = self.resolve_callee(call, e)  # type: ignore[attr-defined]
+                if callee is None:
+                    continue
+                if callee.root_reason == "tf.function" and _reaches(callee, traced):
+                    for loop in ctx.loops():
+                        if not _holds_def(loop.node, callee):  # a function made in the loop is traced anew
+                            steps.setdefault(id(loop.node), (loop.node, callee))
+                elif id(callee) in rebinders:
+                    node, m = rebinders[id(callee)]
+                    for loop in ctx.loops():
+                        changes.setdefault(id(loop.node), f"rebound in `{m.name}` (line {self.line_of(node)}), "  # type: ignore[attr-defined]
+                                                          f"which `{e.name}` calls")
+            for node, _, m, rctx in rebinds:
+                if m is e and rctx is not None:
+                    for loop in rctx.loops():
+                        changes.setdefault(id(loop.node), f"rebound in `{e.name}` (line {self.line_of(node)})")  # type: ignore[attr-defined]
+            for key, (loop_node, callee) in steps.items():
+                if key in changes:
+                    return changes[key], callee.name
+        return None
 
     def is_keras_layer_call(self, fn: FunctionInfo | None) -> bool:
         """Is ``fn`` the ``call`` method of a Keras layer or model class of this module
@@ -860,3 +928,21 @@ def _ends_in_exit(block: cst.BaseSuite) -> bool:
 
 #: APIs that only Keras 2 has: a module that calls one was written for Keras 2
 _KERAS2_ONLY_APIS = ("tensorflow.keras.optimizers.legacy.", "keras.optimizers.legacy.")
+
+
+def _reaches(root: FunctionInfo, fn: FunctionInfo) -> bool:
+    """Is ``fn`` the tf.function ``root`` itself, a function nested in it, or traced
+    because ``root`` calls it (followed through a few callers)?"""
+    f: FunctionInfo | None = fn
+    for _ in range(8):
+        if f is None:
+            return False
+        if f is root or root in f.scope_chain():
+            return True
+        f = f.via[0] if f.via is not None else None
+    return False
+
+
+def _holds_def(loop: cst.CSTNode, fn: FunctionInfo) -> bool:
+    """Is ``fn``'s definition inside ``loop``?"""
+    return any(c is fn.node for n in walk_scope(loop) for c in child_nodes(n))

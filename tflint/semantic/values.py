@@ -12,6 +12,7 @@ import libcst as cst
 from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, _strip_int, dotted_name, is_python_literal, scalar_literal
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic import lattice as lat
+from tflint.semantic.keras import KerasConstruction, keras_construction
 from tflint.semantic.syntax import assigned_in, child_nodes, code, mentions, name_nodes, names_read, walk_scope
 
 
@@ -1857,6 +1858,11 @@ class ValueFlow:
         return out
 
     # ----------------------------------------------------------------- Keras objects built
+
+    def keras_construction(self, call: cst.Call) -> KerasConstruction | None:
+        """What constructing ``call`` makes when it is a Keras object that owns state
+        (weights, or a Keras 3 seed): see :func:`tflint.semantic.keras.keras_construction`."""
+        return keras_construction(self, call)
 
     def keras_object_built(self, call: cst.Call, fn: FunctionInfo | None) -> bool:
         """Whether the Keras layer or model that ``call`` constructs is built in ``fn``
