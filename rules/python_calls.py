@@ -8,7 +8,7 @@ from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, dotted_name
-from tflint.semantic.syntax import child_nodes
+from tflint.semantic.syntax import child_nodes, code as code_of
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal",
                           "log", "vlog", "log_every_n", "log_first_n", "log_if"})
@@ -88,6 +88,8 @@ class PrintInTracedCode(Rule):
     FORMAT_MESSAGE = ("`tf.print` of a string formatted from a tensor: Python formats it once while tracing, so "
                       "every call prints `Tensor(\"...\")`, not the value; pass the tensor as its own argument "
                       "or use `tf.strings.format`")
+    SPEC_MESSAGE = ("`{what}` formats the tensor `{name}` with a format spec: a symbolic tensor refuses it, so "
+                    "tracing fails with TypeError; use `tf.print` (with `tf.strings.as_string` for the precision)")
     SEVERITY = Severity.INFO
     PITFALLS = ("P01",)
     VALID = (
@@ -274,6 +276,18 @@ def load(path):
     tf.print("read %s" % path)  # TFL101
     return data
 ''',
+        '''import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(2, activation="softmax")])
+
+@tf.function
+def train_step(x, y):
+    loss = tf.keras.losses.categorical_crossentropy(y, model(x))
+    print(f"loss: {loss}, box: {x[0], x[1]}")  # TFL101
+    print((loss, y))  # TFL101
+    print(f"loss: {tf.reduce_mean(loss):.4f}")  # TFL101
+    return loss
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -314,7 +328,7 @@ def train_step(x):
 
 @tf.function
 def tf_cube(x):
-    tf.print(f"x = {x}")  # TFL101
+    tf.print("x =", x)  # TFL101
     return x ** 3
 
 result = tf_cube(tf.constant(2.0))
@@ -353,6 +367,18 @@ def distributed_train_step(inputs):
     tf.print("loss", loss)  # TFL101
     return loss
 '''),
+        (8, '''import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(2, activation="softmax")])
+
+@tf.function
+def train_step(x, y):
+    loss = tf.keras.losses.categorical_crossentropy(y, model(x))
+    tf.print("loss: ", loss, ", box: ", (x[0], x[1]), sep="")  # TFL101
+    tf.print((loss, y))  # TFL101
+    print(f"loss: {tf.reduce_mean(loss):.4f}")  # TFL101
+    return loss
+'''),
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
@@ -368,11 +394,17 @@ def distributed_train_step(inputs):
             return  # ``if not isinstance(images, list): logging.warning(...)``: a type is fixed per trace
         values = [a.value for a in node.args if a.keyword is None or a.keyword.value not in ("file", "sep", "end",
                                                                                            "flush", "exc_info")]
+        spec = next((p.expression for v in values if isinstance(v, cst.FormattedString) for p in v.parts
+                     if isinstance(p, cst.FormattedStringExpression) and p.format_spec is not None and
+                     self.sem.strong_tensor(p.expression, ctx.fn)), None)
+        if spec is not None:
+            self.report(node, self.SPEC_MESSAGE.format(what=what, name=code_of(spec)), ctx=ctx)
+            return
         for v in values:
             for s in _string_parts(v):
                 if any(w in s.lower() for w in _TRACE_WORDS):
                     return
-        if not any(self.sem.is_tensor(v, ctx.fn) for v in values):
+        if not any(self.sem.renders_a_tensor(v, ctx.fn) for v in values):
             return
         self.report(node, self.MESSAGE.format(what=what), ctx=ctx,
                     fix=self._fix(node, ctx) if what == "print" else None)
@@ -385,11 +417,24 @@ def distributed_train_step(inputs):
         if any(a.star == "**" or (a.keyword is not None and a.keyword.value not in ("sep", "end"))
                for a in node.args):
             return None
+        args = list(node.args)
+        formatted = [a for a in args if a.keyword is None and self._formats_a_tensor(a.value, ctx)]
+        if formatted:
+            # ``print(f"loss = {loss}")`` -> ``tf.print("loss =", loss)``: a formatted
+            # string would be formatted once, at trace, with the symbolic tensor
+            positional = [a for a in args if a.keyword is None]
+            if len(positional) != 1 or not isinstance(positional[0].value, cst.FormattedString) or \
+                    any(a.keyword is not None and a.keyword.value == "sep" for a in args):
+                return None
+            parts = fixes.fstring_print_args(positional[0].value)
+            if parts is None:
+                return None
+            args = parts + [a for a in args if a.keyword is not None]
         tf_mod = fixes.tensorflow_module(self.sem, ctx)
         if tf_mod is None:
             return None
         alias, imports = tf_mod
-        new = node.with_changes(func=fixes.attr(f"{alias}.print"))
+        new = node.with_changes(func=fixes.attr(f"{alias}.print"), args=fixes._commas(args) if formatted else args)
         return self.replace(node, new, safe=True, title=f"Replace `print` with `{alias}.print`", imports=imports)
 
     def _formats_a_tensor(self, v: cst.BaseExpression, ctx: Ctx) -> bool:
@@ -397,8 +442,7 @@ def distributed_train_step(inputs):
         ``path``: Python formats the symbolic tensor while tracing."""
         sem = self.sem
         if isinstance(v, cst.FormattedString):
-            return any(isinstance(p, cst.FormattedStringExpression) and sem.is_tensor(p.expression, ctx.fn)
-                       for p in v.parts)
+            return sem.renders_a_tensor(v, ctx.fn)
         if isinstance(v, cst.BinaryOperation) and isinstance(v.operator, cst.Modulo) and \
                 isinstance(v.left, (cst.SimpleString, cst.ConcatenatedString)):
             right = v.right

@@ -256,6 +256,65 @@ def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
     return [a.with_changes(comma=_comma(i == len(args) - 1)) for i, a in enumerate(args)]
 
 
+def fstring_print_args(fs: cst.FormattedString) -> list[cst.Arg] | None:
+    """The ``tf.print`` arguments that print what ``print(f"loss = {loss}")`` meant:
+    ``"loss =", loss``: each literal piece a string, each interpolated expression an
+    argument, with ``sep=""`` unless every piece meets its neighbours with the one space
+    that ``tf.print``'s default separator puts back. None when a piece has a format spec
+    or a conversion (``{loss:.4f}``, ``{x!r}``), which ``tf.print`` cannot apply to a tensor."""
+    letters = fs.start.rstrip("\'\"")
+    prefix, quote = letters.lower().replace("f", ""), fs.start[len(letters):]
+    items: list[str | cst.BaseExpression] = []
+    for part in fs.parts:
+        if isinstance(part, cst.FormattedStringText):
+            text = part.value.replace("{{", "{").replace("}}", "}")
+            if text:
+                items.append(text)
+        elif part.format_spec is not None or part.conversion is not None or part.equal is not None:
+            return None
+        else:
+            items.append(part.expression)
+    if not any(not isinstance(i, str) for i in items):
+        return None
+
+    def spaced() -> list[str | cst.BaseExpression] | None:
+        out = list(items)
+        for k, item in enumerate(out):
+            if not isinstance(item, str):
+                continue
+            before = k > 0
+            after = k < len(out) - 1
+            if before and item[:1] != " " or after and item[-1:] != " ":
+                return None
+            if before and after and item == " ":
+                out[k] = ""
+                continue
+            stripped = item[1:] if before else item
+            stripped = stripped[:-1] if after else stripped
+            if stripped[:1] == " " and before or stripped[-1:] == " " and after or not stripped:
+                return None
+            out[k] = stripped
+        for a, b in zip(out, out[1:]):
+            if not isinstance(a, str) and not isinstance(b, str):
+                return None
+        return [i for i in out if i != ""]
+
+    pretty = spaced()
+    chosen = pretty if pretty is not None else items
+    args = []
+    for item in chosen:
+        if isinstance(item, str):
+            args.append(cst.Arg(value=cst.SimpleString(f"{prefix}{quote}{item}{quote}")))
+        else:
+            value = item
+            if isinstance(value, cst.Tuple) and not value.lpar:
+                value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            args.append(cst.Arg(value=value))
+    if pretty is None:
+        args.append(kwarg("sep", cst.SimpleString(f"{quote}{quote}" if len(quote) == 1 else '""')))
+    return _commas(args)
+
+
 def kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
     """``name=value``; ``value`` is parenthesised as :func:`operand` needs."""
     return cst.Arg(value=operand(value), keyword=cst.Name(name),

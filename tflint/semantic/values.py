@@ -90,6 +90,12 @@ class ValueJudgements:
                 if last[:1].isupper() and last not in ("SparseTensor", "IndexedSlices", "RaggedTensor"):
                     return False  # a constructor: tables, initializers, specs, optimizers
                 return last not in _TF_NON_TENSOR_FUNCS
+            if q.startswith(("keras.losses.", "keras.activations.", "keras.random.", "keras.metrics.")):
+                # functional losses, activations, metrics and random draws return tensors;
+                # their classes and registry helpers are Python objects
+                last = q.rsplit(".", 1)[-1]
+                return q.count(".") == 2 and not last[:1].isupper() and \
+                    last not in ("get", "serialize", "deserialize", "SeedGenerator")
             if q in ("builtins.len", "len"):
                 return False
             return False  # another library (numpy, math, ...): judged by the rules
@@ -466,6 +472,24 @@ class ValueJudgements:
             return False
 
     # ----------------------------------------------------------------- stricter judgements
+
+    def renders_a_tensor(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+        """Does Python's text of ``expr`` show a symbolic tensor while tracing: a tensor, a
+        tuple, list, set or dict display holding one (``(y, x)``), or an f-string that
+        interpolates one (``f"{box_x, box_y}"``)?"""
+        if _depth > 6:
+            return False
+        d = _depth + 1
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            return any(not isinstance(el, cst.StarredElement) and self.renders_a_tensor(el.value, fn, d)
+                       for el in expr.elements)
+        if isinstance(expr, cst.Dict):
+            return any(isinstance(el, cst.DictElement) and self.renders_a_tensor(el.value, fn, d)
+                       for el in expr.elements)
+        if isinstance(expr, cst.FormattedString):
+            return any(isinstance(p, cst.FormattedStringExpression) and self.renders_a_tensor(p.expression, fn, d)
+                       for p in expr.parts)
+        return self.is_tensor(expr, fn)
 
     def is_tensor_test(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
         """A condition AutoGraph turns into ``tf.cond``/``tf.while_loop`` (``and``/``or``/``not``
