@@ -124,6 +124,18 @@ class PythonScalarArgument(Rule):
     VALID = (
         '''import tensorflow as tf
 
+@tf.function
+def fade_lod(images, lod):
+    return images * (lod - tf.floor(lod))
+
+def init(x):
+    tf.config.run_functions_eagerly(True)       # runs as Python: nothing is traced
+    for lod in range(100):
+        fade_lod(x, lod)
+    tf.config.run_functions_eagerly(False)
+''',
+        '''import tensorflow as tf
+
 def collatz(x):
     steps = 0
     while x != 1:
@@ -592,6 +604,8 @@ def augment(image):
         for call, ctx in sem.all_calls:
             if sem.is_traced(ctx):
                 continue  # inside a graph the call is inlined into the caller's trace
+            if sem.calls_run_eagerly_at(call, ctx):
+                continue  # under run_functions_eagerly(True): the function runs as Python, untraced
             callee = tf_function_callee(sem, call, ctx)
             if callee is None or callee.has_input_signature:
                 continue

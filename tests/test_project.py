@@ -108,6 +108,23 @@ def test_tfl401_and_tfl402_name_the_other_module(pkg: Path, run) -> None:
     assert "`epoch` is a Python value that changes per call, passed as `factor` in `pkg/trainer.py` (line 16)" in r.out
 
 
+def test_tfl401_silent_for_calls_under_run_functions_eagerly(project: Path, run) -> None:
+    """style-gan's ``init()``: the loop between ``run_functions_eagerly(True)`` and
+    ``(False)`` runs the tf.function as Python (0 traces on 2.21); the loop after it traces."""
+    write(project, "image_utils.py", "import tensorflow as tf\n\n@tf.function\ndef fade_lod(images, lod):\n"
+                                     "    return images * (lod - tf.floor(lod))\n")
+    eager = ("import tensorflow as tf\nimport image_utils\n\n\ndef init(x):\n"
+             "    tf.config.experimental_run_functions_eagerly(True)\n    lod = 1.0\n    while lod <= 3:\n"
+             "        image_utils.fade_lod(x, lod)\n        lod += 0.5\n"
+             "    tf.config.experimental_run_functions_eagerly(False)\n")
+    write(project, "train.py", eager)
+    assert "TFL401" not in run("check", "image_utils.py").out
+    write(project, "train.py", eager + "    lod = 1.0\n    while lod <= 3:\n        image_utils.fade_lod(x, lod)\n"
+                                       "        lod += 0.5\n")
+    r = run("check", "image_utils.py")
+    assert "passed as `lod` in `train.py` (line 14)" in r.out, r.out
+
+
 def test_tfl401_literals_counted_across_modules(project: Path, run) -> None:
     write(project, "lib.py", "import tensorflow as tf\n\n@tf.function\ndef resize(x, size):\n"
                              "    return tf.image.resize(x, [size, size])\n\nresize(tf.zeros([1, 8, 8, 3]), 32)\n")

@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
-from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
+from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import child_nodes, code, flat_targets, walk_scope
@@ -358,6 +358,42 @@ class ExecutionJudgements:
                 # Keras 3 runs the steps through a function marked do_not_convert
                 return f.cls is not None and self.is_keras3_layer_class(f.cls)
         return False
+
+    def calls_run_eagerly_at(self, node: cst.CSTNode, ctx: Ctx) -> bool:
+        """Do tf.functions called at ``node`` run as plain Python, tracing nothing: after
+        ``tf.config.run_functions_eagerly(True)`` at module level, or after a statement
+        ``tf.config.run_functions_eagerly(True)`` of the body that holds ``node`` (a
+        function's, or the module's) with no ``run_functions_eagerly(False)`` between
+        (``def init(): tf.config.run_functions_eagerly(True); ...; (False)``)?"""
+        if self.functions_run_eagerly:  # type: ignore[attr-defined]
+            return True
+        fn = ctx.fn
+        if fn is None:
+            body = self.module.body  # type: ignore[attr-defined]
+        elif isinstance(fn.node, cst.FunctionDef) and isinstance(fn.node.body, cst.IndentedBlock):
+            body = fn.node.body.body
+        else:
+            return False
+        memo = self.__dict__.setdefault("_eager_toggles", {})
+        toggles = memo.get(id(body))
+        if toggles is None:
+            toggles = memo[id(body)] = []
+            for stmt in body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        v = small.value if isinstance(small, cst.Expr) else None
+                        if isinstance(v, cst.Call) and v.args and isinstance(v.args[0].value, cst.Name) and \
+                                v.args[0].value.value in ("True", "False") and \
+                                self.resolves_to(v.func, RUN_EAGERLY_NAMES):  # type: ignore[attr-defined]
+                            toggles.append((self.line_of(stmt), v.args[0].value.value == "True"))  # type: ignore[attr-defined]
+        if not toggles:
+            return False
+        line = self.line_of(node)  # type: ignore[attr-defined]
+        state = False
+        for at, on in toggles:
+            if at < line:
+                state = on
+        return state
 
     def created_once(self, ctx: Ctx) -> bool:
         """Does code at ``ctx`` run only on the first trace: under a first-call guard

@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Iterator
 
 from tflint.semantic.cache import IndexCache
 from tflint.semantic.names import (DATASET_METHODS, DATASET_ONLY_METHODS, KERAS_MODEL_BASES, KERAS_STEP_METHODS,
+                                   RUN_EAGERLY_NAMES,
                                    TF_FUNCTION_NAMES, canonical)
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -265,6 +266,9 @@ class _Summarizer(ast.NodeVisitor):
         self.dataset_fns: list[tuple[str, str | None, str, int]] = []
         #: (enclosing fn, name) of the names assigned a Dataset (``ds = tf.data...``)
         self.dataset_names: set[tuple[str | None, str]] = set()
+        #: per body: after a statement ``tf.config.run_functions_eagerly(True)`` (and no
+        #: ``(False)`` since): tf.functions called there run as Python and trace nothing
+        self.eager: list[bool] = [False]
 
     # -- the walk: NodeVisitor's, with the method look-up cached per node type and the
     # children read straight from ``_fields`` (about twice as fast on big modules)
@@ -367,8 +371,9 @@ class _Summarizer(ast.NodeVisitor):
         self.fn_stack.append(qual)
         self.cls_stack.append(None)
         self.loops.append([])
-        for s in node.body:
-            self.visit(s)
+        self.eager.append(False)
+        self._body(node.body)
+        self.eager.pop()
         self.loops.pop()
         self.cls_stack.pop()
         self.fn_stack.pop()
@@ -376,6 +381,18 @@ class _Summarizer(ast.NodeVisitor):
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
+
+    def visit_Module(self, node: ast.Module) -> None:
+        self._body(node.body)
+
+    def _body(self, body: list[ast.stmt]) -> None:
+        for s in body:
+            if type(s) is ast.Expr and type(s.value) is ast.Call and s.value.args and \
+                    type(s.value.args[0]) is ast.Constant and type(s.value.args[0].value) is bool:
+                dotted = _dotted(s.value.func)
+                if dotted is not None and self.qualify(dotted) in RUN_EAGERLY_NAMES:
+                    self.eager[-1] = s.value.args[0].value
+            self.visit(s)
 
     # -- loops and calls
 
@@ -413,7 +430,8 @@ class _Summarizer(ast.NodeVisitor):
                     for i, a in enumerate(node.args)]
             args += [self._arg(k.arg, k.value) for k in node.keywords if k.arg is not None]
             unpacks = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
-            self.out.calls.append(CallSite(dotted, node.lineno, caller, bool(self.loops[-1]), args, unpacks))
+            if not self.eager[-1]:  # under run_functions_eagerly(True) a call traces nothing
+                self.out.calls.append(CallSite(dotted, node.lineno, caller, bool(self.loops[-1]), args, unpacks))
             if self.is_tf_function(node.func) and node.args:
                 for target in _handed_over(node.args[0]):
                     self.tf_wrapped.append((target, caller, node.lineno))
