@@ -33,6 +33,13 @@ def tf_function_callee(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> Function
             # calls whichever ``add`` is bound when it runs, which may be the plain one
             return None
         return callee
+    func = call.func
+    if callee is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        # ``agent.update(x, step)`` on ``agent = Agent()``: a tf.function method of a class here
+        cls = sem.instance_class(func.value, ctx.fn)
+        method = sem.method_of(cls, func.attr.value) if cls is not None else None
+        if method is not None and method.tf_function_decorated:
+            return method
     if isinstance(call.func, cst.Name):
         name = call.func.value
         scopes = list(ctx.fn.scope_chain()) if ctx.fn is not None else []
@@ -486,8 +493,42 @@ def augment(image):
     image = random_apply(blur, p=1.0, x=image)  # TFL401
     return image
 ''',
+        '''import tensorflow as tf
+
+class Agent:
+    def __init__(self):
+        self.v = tf.Variable(1.0)
+
+    @tf.function
+    def update(self, x, step_count):
+        if step_count % 2 == 0:
+            self.v.assign_add(x)
+
+agent = Agent()
+step_count = 0
+for _ in range(10):
+    agent.update(tf.constant(1.0), step_count)  # TFL401
+    step_count += 1
+''',
     )
     FIXED = (
+        (8, '''import tensorflow as tf
+
+class Agent:
+    def __init__(self):
+        self.v = tf.Variable(1.0)
+
+    @tf.function
+    def update(self, x, step_count):
+        if step_count % 2 == 0:
+            self.v.assign_add(x)
+
+agent = Agent()
+step_count = 0
+for _ in range(10):
+    agent.update(tf.constant(1.0), tf.constant(step_count))  # TFL401
+    step_count += 1
+'''),
         (6, '''import numpy as np
 import tensorflow as tf
 
