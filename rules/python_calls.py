@@ -38,7 +38,10 @@ class PrintInTracedCode(Rule):
 
     ## What it does
     Flags `print(...)`, `logging.*(...)`, `logger.*(...)` and `warnings.warn(...)` calls
-    inside traced code when one of the printed values is a tensor.
+    inside traced code when one of the printed values is a tensor, or a tuple, list or
+    dict display or an f-string that holds one (`print(f"box {x0, y0}")`). A tensor
+    formatted with a format spec (`print(f"loss {loss:.4f}")`) is reported as the error
+    it is: a symbolic tensor refuses the spec, and tracing fails with `TypeError`.
 
     ## Why is this bad?
     Python side effects run while TensorFlow traces the function, not when the graph runs.
@@ -73,7 +76,10 @@ class PrintInTracedCode(Rule):
     Replacing `print(...)` with `tf.print(...)` is safe when the call passes only
     positional arguments and `sep=`/`end=`, which `tf.print` accepts with the same
     meaning: the line is then printed on every call, with values, which is what the
-    code meant. Calls with `file=` or `flush=` get no fix, nor do `logging` and
+    code meant. A `print` of one f-string becomes `tf.print` of its pieces
+    (`print(f"x = {x}")` -> `tf.print("x =", x)`, with `sep=""` where the spacing needs
+    it); an f-string with a format spec or a conversion (`{x:.3f}`, `{x!r}`) gets no fix.
+    Calls with `file=` or `flush=` get no fix, nor do `logging` and
     `warnings` calls. The fix uses the module's own alias of TensorFlow (`tf`,
     `tensorflow`) and adds `import tensorflow as tf` when there is none.
 
