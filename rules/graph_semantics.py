@@ -636,6 +636,24 @@ class Colorizer(tf.Module):
         for x in batches:                     # ... that makes every traced call
             self.train_step(x)
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def train_step(x):
+    return x * scale
+
+if __name__ == "__main__":
+    for iteration in range(100):
+        scale = 2.0                          # the same value in every iteration
+        train_step(tf.constant(1.0))
+    for epoch in range(3):
+        shift = epoch * 0.1                  # bound in a loop that calls no tf.function
+    evaluate(tf.constant(1.0))
+
+@tf.function
+def evaluate(x):
+    return x + shift
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -741,6 +759,18 @@ class PINN:
             self.resample()
             step()
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def train_step(x):
+    return x * 2.0 if rnd == 0 else x * 3.0  # TFL109
+
+if __name__ == "__main__":
+    for iteration in range(100):
+        rnd = np.random.randint(2)           # a new draw per iteration; the graph keeps the first
+        train_step(tf.constant(1.0))
+''',
     )
 
     def __init__(self, sem, sink) -> None:
@@ -749,6 +779,8 @@ class PINN:
         #: module-level ``for``/``with``/unpacking, or assigned through ``global``
         self._candidates = {n for n, vs in sem.module_assigns.items()
                             if len(vs) > 1 or any(_is_unknown(v) for v in vs)} | sem.globally_rebound
+        if sem.module_assigns:
+            self._candidates |= sem.bound_in_module_loops() & sem.module_assigns.keys()
         #: name -> [(read node, ctx)]
         self._reads: dict[str, list[tuple[cst.Name, Ctx]]] = {}
         #: name -> [(statement node, value or None, how)]: late module-level rebinding
@@ -1010,6 +1042,9 @@ class PINN:
                     if v.has_const and repr(v.const) == repr(at_def.const):
                         continue  # a later cell sets it again to the value it had when traced
                 return f"{how} on line {line}" if how != "assigned" else f"reassigned on line {line}"
+        node = sem.rebound_in_calling_loop(name, root)
+        if node is not None:  # type: ignore[attr-defined]
+            return f"reassigned on line {sem.line_of(node)}, in every iteration of the loop that calls `{root.name}`"
         return None
 
     def _is_rebinding(self, name: str, node: cst.CSTNode) -> bool:

@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import child_nodes, code, flat_targets, walk_scope
+from tflint.semantic.syntax import assigned_in, child_nodes, code, flat_targets, walk_scope
 
 
 class ExecutionJudgements:
@@ -358,6 +358,52 @@ class ExecutionJudgements:
                 # Keras 3 runs the steps through a function marked do_not_convert
                 return f.cls is not None and self.is_keras3_layer_class(f.cls)
         return False
+
+    def _module_loops(self) -> list[cst.For | cst.While]:
+        """The loops of module-level code: at module level, or under module-level ``if``s."""
+        memo = self.__dict__.get("_module_loops_memo")
+        if memo is None:
+            memo = []
+            todo = list(self.module.body)  # type: ignore[attr-defined]
+            while todo:
+                stmt = todo.pop()
+                if isinstance(stmt, (cst.For, cst.While)):
+                    memo.append(stmt)
+                elif isinstance(stmt, cst.If):
+                    todo.extend(stmt.body.body)
+                    if isinstance(stmt.orelse, cst.Else):
+                        todo.extend(stmt.orelse.body.body)
+            self.__dict__["_module_loops_memo"] = memo
+        return memo
+
+    def bound_in_module_loops(self) -> set[str]:
+        """The names that the body of a module-level loop binds (see :meth:`_module_loops`)."""
+        return {n for loop in self._module_loops() for n in assigned_in(loop.body)}
+
+    def rebound_in_calling_loop(self, name: str, fn: FunctionInfo) -> cst.CSTNode | None:
+        """The assignment of ``name`` in a module-level loop (at module level, or under a
+        module-level ``if`` such as ``if __name__ == "__main__":``) whose body also calls
+        ``fn``'s module-level function by name (``rnd = np.random.randint(2)`` then
+        ``train_step(inputs)`` in each iteration): from the second iteration on, the
+        graph traced in the first keeps the first value. None when there is none."""
+        root = fn
+        while root.parent is not None:
+            root = root.parent
+        if root.cls is not None:
+            return None
+        for loop in self._module_loops():
+            assign = calls = None
+            for n in walk_scope(loop.body):
+                t = type(n)
+                if t is cst.Assign and assign is None and any(
+                        isinstance(x, cst.Name) and x.value == name
+                        for tg in n.targets for x in walk_scope(tg.target)):  # type: ignore[attr-defined]
+                    assign = n
+                elif t is cst.Call and isinstance(n.func, cst.Name) and n.func.value == root.name:  # type: ignore[attr-defined]
+                    calls = n
+            if assign is not None and calls is not None:
+                return assign
+        return None
 
     def calls_run_eagerly_at(self, node: cst.CSTNode, ctx: Ctx) -> bool:
         """Do tf.functions called at ``node`` run as plain Python, tracing nothing: after
