@@ -294,8 +294,32 @@ def train_step(x, y):
     print(f"loss: {tf.reduce_mean(loss):.4f}")  # TFL101
     return loss
 ''',
+        '''import tensorflow as tf
+
+class Solver:
+    def __init__(self, col_weights):
+        self.col_weights = col_weights
+
+@tf.function
+def train_step(obj, idx):
+    obj.batch_weights = tf.gather(obj.col_weights, idx)
+    print(obj.batch_weights)  # TFL101
+    return obj.batch_weights
+''',
     )
     FIXED = (
+        (9, '''import tensorflow as tf
+
+class Solver:
+    def __init__(self, col_weights):
+        self.col_weights = col_weights
+
+@tf.function
+def train_step(obj, idx):
+    obj.batch_weights = tf.gather(obj.col_weights, idx)
+    tf.print(obj.batch_weights)  # TFL101
+    return obj.batch_weights
+'''),
         (0, '''import tensorflow as tf
 
 @tf.function

@@ -55,6 +55,10 @@ class ValueJudgements:
                 return False
             if expr.attr.value in ("T", "real", "imag", "values", "indices", "dense_shape"):
                 return self.is_tensor(expr.value, fn, d)
+            if fn is not None and isinstance(expr.value, cst.Name):
+                # ``obj.w = tf.gather(...)`` once in this function, then ``print(obj.w)``
+                got = self._attribute_assigns(fn).get((expr.value.value, expr.attr.value))
+                return got is not None and len(got) == 1 and self.is_tensor(got[0], fn, d)
             return False
         if isinstance(expr, cst.Subscript):
             return self.is_tensor(expr.value, fn, d)
@@ -472,6 +476,30 @@ class ValueJudgements:
             return False
 
     # ----------------------------------------------------------------- stricter judgements
+
+    def _attribute_assigns(self, fn: FunctionInfo) -> dict[tuple[str, str], list[cst.BaseExpression]]:
+        """(name, attribute) -> the values ``fn``'s own body assigns to ``name.attribute``
+        (not reading it: ``self.n = self.n + 1`` is left out, as is any augmented update)."""
+        memo = self.__dict__.setdefault("_attr_assign_memo", {})
+        got = memo.get(id(fn.node))
+        if got is None:
+            got = memo[id(fn.node)] = {}
+            if isinstance(fn.node, cst.FunctionDef):
+                for n in walk_scope(fn.node.body):
+                    t = type(n)
+                    if t is cst.Assign or t is cst.AugAssign or t is cst.AnnAssign:
+                        targets = [tg.target for tg in n.targets] if t is cst.Assign else [n.target]  # type: ignore[attr-defined]
+                        for tg in targets:
+                            for x in walk_scope(tg):
+                                if type(x) is cst.Attribute and type(x.value) is cst.Name:  # type: ignore[attr-defined]
+                                    key = (x.value.value, x.attr.value)  # type: ignore[attr-defined]
+                                    v = n.value if t is cst.Assign and tg is x else None  # type: ignore[attr-defined]
+                                    if v is None or any(type(m) is cst.Attribute and type(m.value) is cst.Name and
+                                                        (m.value.value, m.attr.value) == key for m in walk_scope(v)):  # type: ignore[attr-defined]
+                                        got.setdefault(key, []).extend([x, x])  # unknown: never one value
+                                    else:
+                                        got.setdefault(key, []).append(v)
+        return got
 
     def renders_a_tensor(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
         """Does Python's text of ``expr`` show a symbolic tensor while tracing: a tensor, a
