@@ -99,20 +99,27 @@ class KerasStepUse:
 
 
 def keras_step_use_text(text: str) -> KerasStepUse:
-    """:class:`KerasStepUse` of one module's text."""
+    """:class:`KerasStepUse` of one module's text. Matches in comments do not count
+    (``# run_eagerly=True`` left in a ``compile`` call, ``# model.fit(ds)``)."""
     if "_step" not in text and "compile" not in text and _STEP_ENTRY_TEXT.search(text) is None:
         return KerasStepUse()
+
+    def code(m: re.Match) -> bool:
+        return "#" not in text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+
     compiles = eager = 0
     for m in _COMPILE_TEXT.finditer(text):
+        if not code(m):
+            continue
         compiles += 1
         depth, end = 1, m.end()
         while end < len(text) and depth and end - m.end() < 4000:  # to the closing parenthesis
             c = text[end]
             depth += (c == "(") - (c == ")")
             end += 1
-        eager += _RUN_EAGERLY_TEXT.search(text, m.end(), end) is not None
-    return KerasStepUse(entries=_STEP_ENTRY_TEXT.search(text) is not None,
-                        direct=frozenset(m.group(1) for m in _DIRECT_STEP_TEXT.finditer(text)),
+        eager += any(code(e) for e in _RUN_EAGERLY_TEXT.finditer(text, m.end(), end))
+    return KerasStepUse(entries=any(code(m) for m in _STEP_ENTRY_TEXT.finditer(text)),
+                        direct=frozenset(m.group(1) for m in _DIRECT_STEP_TEXT.finditer(text) if code(m)),
                         compiles=compiles, eager_compiles=eager)
 
 
