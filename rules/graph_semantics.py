@@ -905,7 +905,10 @@ if __name__ == "__main__":
                     continue
                 if sem.traced_only_by_tf_data(ctx.fn):
                     continue  # each transformation traces anew, with the value of that moment
-                where = self._rebinding(name, ctx, glob)
+                # a setter that only start-up code runs, before the function exists, sets
+                # the value its traces capture (``apply_hyperparameters(args)`` at line 379)
+                live = [g for g in glob if not sem.runs_only_before(g[2], ctx.fn)]  # type: ignore[arg-type]
+                where = self._rebinding(name, ctx, live)
                 if where is not None:
                     self.report(node, self.MESSAGE.format(name=name, where=where), ctx=ctx)
 

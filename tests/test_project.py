@@ -667,3 +667,20 @@ def test_keras_steps_that_importers_call_directly_or_compile_run_eagerly_are_not
     write(project, "fit.py", "import main\n\nmain.agent.compile(optimizer='adam',\n"
                              "                   # run_eagerly=True\n)\nmain.agent.fit(None, epochs=1)\n")
     assert (11, "TFL201") in codes_at(run("check", ".").out, "agent.py")
+
+
+def test_tfl109_silent_for_a_setter_run_only_at_start_up(project: Path, run) -> None:
+    """allintf2 (set 39): ``apply_hyperparameters(args)`` sets globals through ``global``
+    once, at module level, before the tf.function exists: its traces capture the set
+    values (checked on 2.21). A call after the definition may follow a trace."""
+    script = ("import tensorflow as tf\n\nLAMBDA = 100.0\n\n\ndef apply_hyperparameters(lam):\n"
+              "    global LAMBDA\n    LAMBDA = lam\n\n\napply_hyperparameters(10.0)\n\n\n"
+              "@tf.function\ndef step(x):\n    return x * LAMBDA\n\n\nstep(tf.constant(2.0))\n")
+    write(project, "main.py", script)
+    assert "TFL109" not in run("check", "main.py").out
+    write(project, "main.py", script + "apply_hyperparameters(1.0)\nstep(tf.constant(2.0))\n")
+    assert (16, "TFL109") in codes_at(run("check", "main.py").out, "main.py")
+    # another module may call the setter at any time
+    write(project, "main.py", script)
+    write(project, "tune.py", "import main\n\nmain.apply_hyperparameters(0.5)\n")
+    assert (16, "TFL109") in codes_at(run("check", "main.py").out, "main.py")

@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import assigned_in, child_nodes, code, flat_targets, walk_scope
+from tflint.semantic.syntax import assigned_in, child_nodes, code, flat_targets, name_nodes, walk_scope
 
 
 class ExecutionJudgements:
@@ -869,6 +869,30 @@ class ExecutionJudgements:
                     for t in small.targets):
                 return True
         return False
+
+    def runs_only_before(self, setter: str, fn: FunctionInfo) -> bool:
+        """Does the module-level function ``setter`` run only before ``fn`` exists: every
+        use of its name is a direct call in module-level code outside loops, above the
+        statement that defines ``fn`` (its outermost function or class), and no other
+        module can call it (``apply_hyperparameters(args)`` at start-up, before the
+        classes and tf.functions that read the globals it sets are defined)?"""
+        if setter not in self.module_functions or not self.all_uses_in_view():  # type: ignore[attr-defined]
+            return False
+        top = fn
+        while top.parent is not None:
+            top = top.parent
+        outer = top.cls.node if top.cls is not None else top.node
+        start = self.line_of(outer)  # type: ignore[attr-defined]
+        calls = set()
+        for call, ctx in self.all_calls:  # type: ignore[attr-defined]
+            if isinstance(call.func, cst.Name) and call.func.value == setter:
+                if ctx.fn is not None or ctx.cls is not None or next(ctx.loops(), None) is not None or \
+                        self.line_of(call) >= start:  # type: ignore[attr-defined]
+                    return False
+                calls.add(id(call.func))
+        definition = self.module_functions[setter].node  # type: ignore[attr-defined]
+        return bool(calls) and all(id(n) in calls or n is definition.name
+                                   for n in name_nodes(self.module) if n.value == setter)  # type: ignore[attr-defined]
 
     def all_uses_in_view(self) -> bool:
         """Whether every use of this module's names is in this file: a notebook, or a
