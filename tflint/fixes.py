@@ -270,7 +270,8 @@ def fstring_print_args(fs: cst.FormattedString) -> list[cst.Arg] | None:
             text = part.value.replace("{{", "{").replace("}}", "}")
             if text:
                 items.append(text)
-        elif part.format_spec is not None or part.conversion is not None or part.equal is not None:
+        elif not isinstance(part, cst.FormattedStringExpression) or part.format_spec is not None or \
+                part.conversion is not None or part.equal is not None:
             return None
         else:
             items.append(part.expression)
