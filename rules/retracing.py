@@ -1061,6 +1061,24 @@ def serve(server):
         handler = get_step_fn(1.0)        # handed to the server, which keeps it
         server.bind(handler)
 ''',
+        '''import tensorflow as tf
+
+def build_model():
+    return tf.keras.Sequential([tf.keras.layers.Dense(10)])
+
+opt = tf.keras.optimizers.SGD()
+for rnd in range(5):                     # a pruning round: a new model each time
+    model = build_model()
+
+    @tf.function
+    def train_one_step(model, x, y):     # hoisted, the optimizer would make slots on a
+        with tf.GradientTape() as t:     # second trace and fail
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+        opt.apply_gradients(zip(t.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+    for x, y in [(tf.ones((2, 3)), tf.ones((2, 10)))]:
+        train_one_step(model, x, y)
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -1782,6 +1782,9 @@ class ValueFlow:
             return False
         if _constructs(self, v):
             return True
+        built = self.constructed_classes(v, None)  # ``build_model()`` returning ``Sequential([...])``
+        if built and all(not isinstance(c, str) or c.split(".")[0] in ("tensorflow", "keras") for c in built):
+            return True
         project = self.project  # type: ignore[attr-defined]
         return project is not None and any(project.is_keras_model_class(q) for q in self.qualified(v.func))  # type: ignore[attr-defined]
 
