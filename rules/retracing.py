@@ -1079,6 +1079,22 @@ for rnd in range(5):                     # a pruning round: a new model each tim
     for x, y in [(tf.ones((2, 3)), tf.ones((2, 10)))]:
         train_one_step(model, x, y)
 ''',
+        '''import tensorflow as tf
+import tensorflow_model_optimization as tfmot
+
+opt = tf.keras.optimizers.SGD()
+for rnd in range(5):                     # the round's pruned model: built by other code
+    model = tfmot.sparsity.keras.strip_pruning(prune(rnd))
+
+    @tf.function
+    def train_one_step(model, x, y):
+        with tf.GradientTape() as t:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+        opt.apply_gradients(zip(t.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+    for x, y in batches:
+        train_one_step(model, x, y)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1162,7 +1178,7 @@ for epoch in range(10):                   # a notebook's training loop
         if loop is not None:
             if sem.reads_names_bound_in(info, loop.node):  # type: ignore[arg-type]
                 return  # a new layer, optimizer or value each iteration: it must trace again anyway
-            if self._name_called_within(name, loop.node, ctx.fn) and not self._passed_new_objects(name, loop):
+            if self._name_called_within(name, loop.node, ctx.fn) and not self._passed_new_objects(name, loop, info):
                 self.report(node.name, self.MESSAGE.format(where="in every iteration of this loop"))
             return
         factory = ctx.fn
@@ -1235,13 +1251,19 @@ for epoch in range(10):                   # a notebook's training loop
         local = next((n for n, vs in assigns.items() if any(v is call for v in vs)), None)
         return local is not None and self._passed_new_objects(local, loop)
 
-    def _passed_new_objects(self, local: str, loop: Ctx) -> bool:
+    def _passed_new_objects(self, local: str, loop: Ctx, fn: FunctionInfo | None = None) -> bool:
+        """Is ``local`` called in ``loop`` with an object built anew in each iteration? With
+        the function ``fn`` known, an argument it uses as a model (``model(x)``) that the
+        loop binds to any call's result counts too."""
         sem = self.sem
         for c, cctx in sem.all_calls:
             if isinstance(c.func, cst.Name) and c.func.value == local and \
-                    any(a.node is loop.node for a in cctx.ancestors()) and \
-                    any(sem.new_object_each_iteration(a.value, loop.node) for a in c.args):  # type: ignore[arg-type]
-                return True
+                    any(a.node is loop.node for a in cctx.ancestors()):
+                bound = (sem.bound_args(c, fn, partial=True) or {}) if fn is not None else {}
+                models = {id(arg) for p, arg in bound.items() if sem.used_as_model(fn, p)}  # type: ignore[arg-type]
+                if any(sem.new_object_each_iteration(a.value, loop.node, any_call=id(a) in models)  # type: ignore[arg-type]
+                       for a in c.args):
+                    return True
         return False
 
     def _kept_only_to_call(self, call: cst.Call, user: FunctionInfo | None) -> bool:

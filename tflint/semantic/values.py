@@ -1761,17 +1761,35 @@ class ValueFlow:
         iteration: its trace cannot be shared."""
         return self._reads_loop_bindings(names_read(expr), loop)
 
-    def new_object_each_iteration(self, expr: cst.BaseExpression, loop: cst.For | cst.While) -> bool:
+    def used_as_model(self, fn: FunctionInfo, param: str) -> bool:
+        """Does ``fn``'s body use its parameter ``param`` as a Keras model or layer: call
+        it (``model(x)``) or read its variables (``model.trainable_variables``)?"""
+        if not isinstance(fn.node, cst.FunctionDef):
+            return False
+        for n in walk_scope(fn.node.body):
+            t = type(n)
+            if t is cst.Call and type(n.func) is cst.Name and n.func.value == param:  # type: ignore[attr-defined]
+                return True
+            if t is cst.Attribute and type(n.value) is cst.Name and n.value.value == param and \
+                    n.attr.value in ("trainable_variables", "trainable_weights", "variables", "weights",  # type: ignore[attr-defined]
+                                     "layers"):
+                return True
+        return False
+
+    def new_object_each_iteration(self, expr: cst.BaseExpression, loop: cst.For | cst.While,
+                                  any_call: bool = False) -> bool:
         """Is ``expr`` a name that ``loop`` binds in each iteration to an object it builds
         there (``dis = Discriminator(depth)``: a model, a layer, an optimizer)? A
         tf.function keys its traces on such an argument's identity, so a call that passes
-        it traces again in every iteration, whether the function is created once or anew."""
+        it traces again in every iteration, whether the function is created once or anew.
+        With ``any_call`` (the argument is used as a model where it goes), the result of
+        any call counts (``m = sparsity.strip_pruning(pruned_nn(params))``)."""
         if not isinstance(expr, cst.Name):
             return False
         for n in walk_scope(loop.body):
             if type(n) is cst.Assign and any(isinstance(t, cst.Name) and t.value == expr.value  # type: ignore[attr-defined]
                                              for tg in n.targets for t in walk_scope(tg.target)):  # type: ignore[attr-defined]
-                if self.builds_object(n.value):  # type: ignore[attr-defined]
+                if self.builds_object(n.value) or any_call and isinstance(n.value, cst.Call):  # type: ignore[attr-defined]
                     return True
         return False
 
