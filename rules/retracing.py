@@ -36,8 +36,7 @@ def tf_function_callee(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> Function
     func = call.func
     if callee is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
         # ``agent.update(x, step)`` on ``agent = Agent()``: a tf.function method of a class here
-        cls = sem.instance_class(func.value, ctx.fn)
-        method = sem.method_of(cls, func.attr.value) if cls is not None else None
+        method = sem.instance_method(func, ctx.fn)
         if method is not None and method.tf_function_decorated:
             return method
     if isinstance(call.func, cst.Name):

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator
 import libcst as cst
 
 from tflint.semantic.model import SemanticModel
-from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, dotted_name, target_names
+from tflint.semantic.names import DATASET_METHODS, KERAS_STEP_METHODS, KERAS_STEP_REASON, PY_FUNCTION_NAMES, dotted_name, target_names
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 from tflint.semantic.project import ProjectView
 from tflint.semantic.syntax import child_nodes, is_node_type, node_fields as _fields
@@ -380,8 +380,7 @@ def _finalize(sem: SemanticModel) -> None:
                 if _has_kw(call, "input_signature") or len(call.args) > 1 and call.args[1].keyword is None:
                     target.has_input_signature = True
             continue
-        if sem.resolves_to(func, RUN_EAGERLY_NAMES) and ctx.fn is None and call.args and \
-                isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True":
+        if ctx.fn is None and sem.run_eagerly_switch(call):
             sem.functions_run_eagerly = True
             continue
         if sem.resolves_to(func, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, func, py_wrappers) or \
@@ -486,9 +485,7 @@ def _instance_call(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo
     if cls is None:
         if isinstance(func, cst.Attribute) and isinstance(func.value, (cst.Name, cst.Attribute)):
             # ``self.scheduler.step()`` with ``self.scheduler = LrScheduler()``: the method
-            owner = sem.instance_class(func.value, ctx.fn)
-            if owner is not None:
-                return sem.method_of(owner, func.attr.value)
+            return sem.instance_method(func, ctx.fn)
         return None
     method = sem.method_of(cls, "__call__")
     if method is None and sem.is_keras_layer_class(cls):

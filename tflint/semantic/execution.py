@@ -405,6 +405,15 @@ class ExecutionJudgements:
                 return assign
         return None
 
+    def run_eagerly_switch(self, expr: cst.BaseExpression) -> bool | None:
+        """True for ``tf.config.run_functions_eagerly(True)`` (in its spellings), False for
+        ``(False)``, None for anything else."""
+        if isinstance(expr, cst.Call) and expr.args and isinstance(expr.args[0].value, cst.Name) and \
+                expr.args[0].value.value in ("True", "False") and \
+                self.resolves_to(expr.func, RUN_EAGERLY_NAMES):  # type: ignore[attr-defined]
+            return expr.args[0].value.value == "True"
+        return None
+
     def calls_run_eagerly_at(self, node: cst.CSTNode, ctx: Ctx) -> bool:
         """Do tf.functions called at ``node`` run as plain Python, tracing nothing: after
         ``tf.config.run_functions_eagerly(True)`` at module level, or after a statement
@@ -427,11 +436,9 @@ class ExecutionJudgements:
             for stmt in body:
                 if isinstance(stmt, cst.SimpleStatementLine):
                     for small in stmt.body:
-                        v = small.value if isinstance(small, cst.Expr) else None
-                        if isinstance(v, cst.Call) and v.args and isinstance(v.args[0].value, cst.Name) and \
-                                v.args[0].value.value in ("True", "False") and \
-                                self.resolves_to(v.func, RUN_EAGERLY_NAMES):  # type: ignore[attr-defined]
-                            toggles.append((self.line_of(stmt), v.args[0].value.value == "True"))  # type: ignore[attr-defined]
+                        switch = self.run_eagerly_switch(small.value) if isinstance(small, cst.Expr) else None
+                        if switch is not None:
+                            toggles.append((self.line_of(stmt), switch))  # type: ignore[attr-defined]
         if not toggles:
             return False
         line = self.line_of(node)  # type: ignore[attr-defined]
@@ -878,21 +885,33 @@ class ExecutionJudgements:
         classes and tf.functions that read the globals it sets are defined)?"""
         if setter not in self.module_functions or not self.all_uses_in_view():  # type: ignore[attr-defined]
             return False
+        memo = self.__dict__.setdefault("_start_up_memo", {})
+        if setter not in memo:
+            memo[setter] = self._start_up_calls(setter)
+        last = memo[setter]
+        if last is None:
+            return False
         top = fn
         while top.parent is not None:
             top = top.parent
-        outer = top.cls.node if top.cls is not None else top.node
-        start = self.line_of(outer)  # type: ignore[attr-defined]
-        calls = set()
+        return last < self.line_of(top.cls.node if top.cls is not None else top.node)  # type: ignore[attr-defined]
+
+    def _start_up_calls(self, setter: str) -> int | None:
+        """The line of the last call of the module function ``setter`` when every use of
+        its name is a direct call in module-level code outside loops; else None."""
+        calls: set[int] = set()
+        last = 0
         for call, ctx in self.all_calls:  # type: ignore[attr-defined]
             if isinstance(call.func, cst.Name) and call.func.value == setter:
-                if ctx.fn is not None or ctx.cls is not None or next(ctx.loops(), None) is not None or \
-                        self.line_of(call) >= start:  # type: ignore[attr-defined]
-                    return False
+                if ctx.fn is not None or ctx.cls is not None or next(ctx.loops(), None) is not None:
+                    return None
                 calls.add(id(call.func))
+                last = max(last, self.line_of(call))  # type: ignore[attr-defined]
         definition = self.module_functions[setter].node  # type: ignore[attr-defined]
-        return bool(calls) and all(id(n) in calls or n is definition.name
-                                   for n in name_nodes(self.module) if n.value == setter)  # type: ignore[attr-defined]
+        if not calls or not all(id(n) in calls or n is definition.name
+                                for n in name_nodes(self.module) if n.value == setter):  # type: ignore[attr-defined]
+            return None
+        return last
 
     def all_uses_in_view(self) -> bool:
         """Whether every use of this module's names is in this file: a notebook, or a

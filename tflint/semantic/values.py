@@ -58,7 +58,7 @@ class ValueJudgements:
             if fn is not None and isinstance(expr.value, cst.Name):
                 # ``obj.w = tf.gather(...)`` once in this function, then ``print(obj.w)``
                 got = self._attribute_assigns(fn).get((expr.value.value, expr.attr.value))
-                return got is not None and len(got) == 1 and self.is_tensor(got[0], fn, d)
+                return got is not None and len(got) == 1 and got[0] is not None and self.is_tensor(got[0], fn, d)
             return False
         if isinstance(expr, cst.Subscript):
             return self.is_tensor(expr.value, fn, d)
@@ -477,9 +477,10 @@ class ValueJudgements:
 
     # ----------------------------------------------------------------- stricter judgements
 
-    def _attribute_assigns(self, fn: FunctionInfo) -> dict[tuple[str, str], list[cst.BaseExpression]]:
-        """(name, attribute) -> the values ``fn``'s own body assigns to ``name.attribute``
-        (not reading it: ``self.n = self.n + 1`` is left out, as is any augmented update)."""
+    def _attribute_assigns(self, fn: FunctionInfo) -> dict[tuple[str, str], list[cst.BaseExpression | None]]:
+        """(name, attribute) -> the values ``fn``'s own body assigns to ``name.attribute``;
+        None for an update whose value is not known on its own (``obj.n += 1``, ``obj.n =
+        obj.n + 1``, a target inside an unpacking)."""
         memo = self.__dict__.setdefault("_attr_assign_memo", {})
         got = memo.get(id(fn.node))
         if got is None:
@@ -494,11 +495,10 @@ class ValueJudgements:
                                 if type(x) is cst.Attribute and type(x.value) is cst.Name:  # type: ignore[attr-defined]
                                     key = (x.value.value, x.attr.value)  # type: ignore[attr-defined]
                                     v = n.value if t is cst.Assign and tg is x else None  # type: ignore[attr-defined]
-                                    if v is None or any(type(m) is cst.Attribute and type(m.value) is cst.Name and
-                                                        (m.value.value, m.attr.value) == key for m in walk_scope(v)):  # type: ignore[attr-defined]
-                                        got.setdefault(key, []).extend([x, x])  # unknown: never one value
-                                    else:
-                                        got.setdefault(key, []).append(v)
+                                    if v is not None and any(type(m) is cst.Attribute and type(m.value) is cst.Name and
+                                                             (m.value.value, m.attr.value) == key for m in walk_scope(v)):  # type: ignore[attr-defined]
+                                        v = None  # ``obj.n = obj.n + 1``: reads itself
+                                    got.setdefault(key, []).append(v)
         return got
 
     def renders_a_tensor(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
@@ -1668,6 +1668,12 @@ class ValueFlow:
         (only,) = got
         return None if isinstance(only, str) else only
 
+    def instance_method(self, func: cst.Attribute, fn: FunctionInfo | None) -> FunctionInfo | None:
+        """``obj.method`` where ``obj`` is an instance of a class of this module (``agent =
+        Agent()``; ``self.scheduler = LrScheduler()`` in ``__init__``): that method."""
+        owner = self.instance_class(func.value, fn)
+        return self.method_of(owner, func.attr.value) if owner is not None else None  # type: ignore[attr-defined]
+
     def constructed_classes(self, expr: cst.BaseExpression, fn: FunctionInfo | None) -> frozenset | None:
         """What ``expr`` may be an instance of, when every binding of it is a known
         construction: classes of this module (:class:`ClassInfo`) and qualified names of
@@ -1786,12 +1792,8 @@ class ValueFlow:
         any call counts (``m = sparsity.strip_pruning(pruned_nn(params))``)."""
         if not isinstance(expr, cst.Name):
             return False
-        for n in walk_scope(loop.body):
-            if type(n) is cst.Assign and any(isinstance(t, cst.Name) and t.value == expr.value  # type: ignore[attr-defined]
-                                             for tg in n.targets for t in walk_scope(tg.target)):  # type: ignore[attr-defined]
-                if self.builds_object(n.value) or any_call and isinstance(n.value, cst.Call):  # type: ignore[attr-defined]
-                    return True
-        return False
+        return any(name == expr.value and (self.builds_object(value) or any_call and isinstance(value, cst.Call))
+                   for name, value in _loop_assignments(loop))
 
     def builds_object(self, v: cst.BaseExpression) -> bool:
         """A call that builds a new TensorFlow state object or an instance of a class of
@@ -1813,12 +1815,7 @@ class ValueFlow:
         if isinstance(loop, cst.For) and any(isinstance(t, cst.Name) and t.value in free
                                              for t in walk_scope(loop.target)):
             return True
-        for n in walk_scope(loop.body):
-            if type(n) is cst.Assign and not is_python_literal(n.value) and any(  # type: ignore[attr-defined]
-                    isinstance(t, cst.Name) and t.value in free
-                    for tg in n.targets for t in walk_scope(tg.target)):  # type: ignore[attr-defined]
-                return True
-        return False
+        return any(name in free and not is_python_literal(value) for name, value in _loop_assignments(loop))
 
     def closure_reads(self, fn: FunctionInfo) -> set[str]:
         """The names of its enclosing function that a nested function reads, directly or
@@ -2067,6 +2064,17 @@ def _range_count(args: list[cst.BaseExpression]) -> int | None:
 
 _CHECKPOINT_CLASSES = frozenset({"tensorflow.train.Checkpoint", "tensorflow.compat.v2.train.Checkpoint",
                                  "tensorflow.train.CheckpointManager"})
+
+
+def _loop_assignments(loop: cst.For | cst.While) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """(name, value) for every name an ``=`` statement in ``loop``'s body binds (each
+    name of an unpacking target with the whole value), nested scopes left out."""
+    for n in walk_scope(loop.body):
+        if type(n) is cst.Assign:
+            for tg in n.targets:  # type: ignore[attr-defined]
+                for t in walk_scope(tg.target):
+                    if type(t) is cst.Name:
+                        yield t.value, n.value  # type: ignore[attr-defined]
 
 
 def _constructs(sem, v: cst.BaseExpression) -> bool:
