@@ -586,6 +586,45 @@ class Block(tf.keras.Model):
     def synthesis(self, x):
         return self.conv(x, is_synthesis=True)
 ''',
+        '''import tensorflow as tf
+
+class Decoder(tf.keras.layers.Layer):
+    def __init__(self, units):
+        super().__init__()
+        self.rnn = tf.keras.layers.LSTMCell(units)
+        self.score = tf.keras.layers.Dense(1)
+
+    def initialize_states(self, memory):
+        batch = tf.shape(memory)[0]
+        self.weights_cum = tf.zeros([batch, tf.shape(memory)[1]])   # afresh on every call
+        self.state = [tf.zeros([batch, 8]), tf.zeros([batch, 8])]
+
+    def decode(self, frame):
+        out, self.state = self.rnn(frame, self.state)
+        weights = tf.nn.softmax(tf.squeeze(self.score(out), -1))
+        self.weights_cum += weights                     # per-call state of the decoder
+        return out
+
+    def call(self, memory, frames):
+        self.initialize_states(memory)
+        outputs = []
+        for i in range(4):
+            outputs.append(self.decode(frames[:, i]))
+        return tf.stack(outputs, 1)
+
+class Tacotron(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.decoder = Decoder(8)
+
+    def train_step(self, data):
+        memory, frames = data
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(self.decoder(memory, frames))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+''',
     )
     INVALID = (
         '''import tensorflow as tf

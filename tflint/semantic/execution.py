@@ -807,14 +807,20 @@ class ExecutionJudgements:
         """``self.epoch = 0`` as an earlier statement of the same function, then ``self.epoch
         += 1`` by a Python value in Python loops only (no TensorFlow loop or tensor ``if``
         around it): the trace runs the count from its start, so the attribute ends as an eager
-        call leaves it."""
+        call leaves it. The reset may also come from every caller: each method of the class
+        that calls this one first sets ``self.attr`` (itself, or through a method it calls,
+        ``self.initialize_decoder_states()``); then the attribute is per-call state of the
+        trace. A tensor kept so must not be read by eager code."""
         fn = ctx.fn
         if fn is None or not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name) or \
                 not isinstance(fn.node, cst.FunctionDef) or not isinstance(fn.node.body, cst.IndentedBlock):
             return False
-        if self.is_tensor(node.value, fn):  # type: ignore[attr-defined]
-            return False
         attr, base = target.attr.value, target.value.value
+        if self.is_tensor(node.value, fn):  # type: ignore[attr-defined]
+            return base == fn.self_name and self.reset_by_every_caller(fn, attr) and \
+                self.eager_read_of_traced_store(attr) is None and not self._in_tensorflow_loop(ctx, fn)
+        if base == fn.self_name and self.reset_by_every_caller(fn, attr):
+            return not self._in_tensorflow_loop(ctx, fn)
         line = self.line_of(node)  # type: ignore[attr-defined]
         reset = False
         stmts = list(fn.node.body.body)
@@ -834,12 +840,81 @@ class ExecutionJudgements:
                         reset = True
         if not reset:
             return False
+        return not self._in_tensorflow_loop(ctx, fn)
+
+    def _in_tensorflow_loop(self, ctx: Ctx, fn: FunctionInfo) -> bool:
+        """Is ``ctx`` within a TensorFlow loop or under a tensor ``if`` of ``fn``?"""
         for c in ctx.within_function():
             if isinstance(c.node, (cst.For, cst.While)) and self.loop_is_tensorflow(c.node, fn):  # type: ignore[attr-defined]
-                return False
+                return True
             if isinstance(c.node, (cst.If, cst.While)) and self.is_tensor_test(c.node.test, fn):  # type: ignore[attr-defined]
-                return False
-        return True
+                return True
+        return False
+
+    def reset_by_every_caller(self, fn: FunctionInfo, attr: str) -> bool:
+        """Is ``fn`` a method that only other methods of its class call (``self.decode(x)``),
+        each of them setting ``self.attr`` anew before the call, in a statement of a block
+        around it: an assignment, or a call of a method of the class that assigns it in its
+        own body (``self.initialize_decoder_states()``)? Then every call of the class's
+        entry starts ``self.attr`` afresh, and what ``fn`` does to it lasts one call."""
+        if fn.cls is None or not fn.self_name:
+            return False
+        memo = self.__dict__.setdefault("_caller_resets", {})
+        key = (id(fn), attr)
+        if key not in memo:
+            sites = self.call_sites(fn)  # type: ignore[attr-defined]
+            memo[key] = bool(sites) and all(
+                ctx.fn is not None and ctx.fn is not fn and ctx.fn.cls is fn.cls and
+                self._set_before(call, ctx, attr) for call, ctx in sites)
+        return memo[key]
+
+    def _set_before(self, call: cst.Call, ctx: Ctx, attr: str) -> bool:
+        """Does a simple statement before ``call``, in a block around it within the calling
+        method, set ``self.attr`` (directly or through a method of the class)?"""
+        caller = ctx.fn
+        line = self.line_of(call)  # type: ignore[attr-defined]
+        blocks: list[cst.CSTNode] = []
+        for c in ctx.within_function():
+            block = getattr(c.node, c.field, None)
+            if isinstance(block, cst.IndentedBlock):
+                blocks.append(block)
+        if isinstance(caller.node, cst.FunctionDef) and isinstance(caller.node.body, cst.IndentedBlock):
+            blocks.append(caller.node.body)
+        for block in blocks:
+            for stmt in block.body:
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                if self.line_of(stmt) >= line:  # type: ignore[attr-defined]
+                    break
+                if self._sets_attr(stmt, attr, caller):
+                    return True
+                for small in stmt.body:
+                    value = small.value if isinstance(small, cst.Expr) else None
+                    if isinstance(value, cst.Call):
+                        callee = self.resolve_callee(value, caller)  # type: ignore[attr-defined]
+                        if callee is not None and callee.cls is caller.cls and \
+                                isinstance(callee.node, cst.FunctionDef) and \
+                                isinstance(callee.node.body, cst.IndentedBlock) and \
+                                any(self._sets_attr(st, attr, callee) for st in callee.node.body.body):
+                            return True
+        return False
+
+    @staticmethod
+    def _sets_attr(stmt: cst.CSTNode, attr: str, fn: FunctionInfo) -> bool:
+        """``self.attr = <value not reading self.attr>`` as a simple statement of ``fn``."""
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attr and
+                    isinstance(t.target.value, cst.Name) and t.target.value.value == fn.self_name
+                    for t in small.targets):
+                reads = any(isinstance(n, cst.Attribute) and n.attr.value == attr and
+                            isinstance(n.value, cst.Name) and n.value.value == fn.self_name
+                            for n in walk_scope(small.value))
+                if not reads:
+                    return True
+        return False
 
     def fresh_container_before(self, fn: FunctionInfo, attr: str, node: cst.CSTNode) -> bool:
         """Does ``fn``, before the statement holding ``node``, bind ``self.attr`` to a new
