@@ -1092,10 +1092,7 @@ def _target_name_nodes(t: cst.BaseExpression) -> Iterator[cst.Name]:
 # ---------------------------------------------------------------------------------------
 # TFL110
 
-_TA_NAMES = frozenset({"tensorflow.TensorArray", "tensorflow.compat.v1.TensorArray", "tensorflow.compat.v2.TensorArray",
-                       "tensorflow.python.ops.tensor_array_ops.TensorArray"})
 _TA_UPDATES = frozenset({"write", "scatter", "unstack", "split"})
-_TA_RETURNS_TA = _TA_UPDATES | {"identity", "grad", "mark_used"}
 
 
 class DiscardedTensorArrayWrite(Rule):
@@ -1104,7 +1101,8 @@ class DiscardedTensorArrayWrite(Rule):
     ## What it does
     Flags an expression statement `ta.write(...)`, `ta.scatter(...)`, `ta.unstack(...)`
     or `ta.split(...)` when `ta` is a `tf.TensorArray` (created with `tf.TensorArray(...)`,
-    returned by another TensorArray method, or annotated as one), anywhere in the file:
+    returned by another TensorArray method, annotated as one, or given to a `tf.while_loop`
+    body through its `loop_vars`), anywhere in the file:
     the code may work when it runs eagerly and break once it is traced.
 
     ## Why is this bad?
@@ -1149,6 +1147,9 @@ class DiscardedTensorArrayWrite(Rule):
     SEVERITY = Severity.ERROR
     PITFALLS = ("P18",)
     TRACED_ONLY = False
+    #: it looks at the whole file, traced or not: every TensorArray it can know of is
+    #: made (or named) in the file itself
+    TEXT_MARKERS = (r"TensorArray",)
     VALID = (
         '''import tensorflow as tf
 
@@ -1182,6 +1183,30 @@ class Buffer(tf.Module):
         out.write(0, x)  # TFL110
         return out
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def gather_rows(x):
+    def body(i, acc):
+        acc.write(i, x[i])  # TFL110
+        return i + 1, acc
+
+    acc = tf.TensorArray(tf.float32, size=3)
+    _, acc = tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), acc])
+    return acc.stack()
+''',
+        '''import tensorflow as tf
+
+class Doubler(tf.keras.layers.Layer):
+    def call(self, x):
+        def body(i, out):
+            out.write(i, x[i] * 2.0)  # TFL110
+            return i + 1, out
+
+        out = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
+        _, out = tf.while_loop(lambda i, o: i < tf.shape(x)[0], body, [0, out])
+        return out.stack()
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -1202,6 +1227,30 @@ class Buffer(tf.Module):
         out = out.write(0, x)  # TFL110
         return out
 '''),
+        (1, '''import tensorflow as tf
+
+@tf.function
+def gather_rows(x):
+    def body(i, acc):
+        acc = acc.write(i, x[i])  # TFL110
+        return i + 1, acc
+
+    acc = tf.TensorArray(tf.float32, size=3)
+    _, acc = tf.while_loop(lambda i, a: i < 3, body, [tf.constant(0), acc])
+    return acc.stack()
+'''),
+        (2, '''import tensorflow as tf
+
+class Doubler(tf.keras.layers.Layer):
+    def call(self, x):
+        def body(i, out):
+            out = out.write(i, x[i] * 2.0)  # TFL110
+            return i + 1, out
+
+        out = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
+        _, out = tf.while_loop(lambda i, o: i < tf.shape(x)[0], body, [0, out])
+        return out.stack()
+'''),
     )
 
     def visit_Expr(self, node: cst.Expr, ctx: Ctx) -> None:
@@ -1210,7 +1259,7 @@ class Buffer(tf.Module):
                 and call.func.attr.value in _TA_UPDATES and call.args):
             return
         recv = call.func.value
-        if not self._is_tensorarray(recv, ctx.fn, 0):
+        if not self.sem.is_tensorarray(recv, ctx.fn):
             return
         target = dotted_name(recv)
         text = cst.Module(body=[]).code_for_node(call)
@@ -1221,33 +1270,6 @@ class Buffer(tf.Module):
             new = cst.Assign(targets=[cst.AssignTarget(target=recv)], value=call)
             fix = self.replace(node, new, safe=True, title=f"Assign the result back to `{target}`")
         self.report(node, self.MESSAGE.format(call=short, target=target or "ta"), ctx=ctx, fix=fix)
-
-    def _is_tensorarray(self, e: cst.BaseExpression, fn: FunctionInfo | None, depth: int) -> bool:
-        sem = self.sem
-        if depth > 6:
-            return False
-        if isinstance(e, cst.Call):
-            if sem.resolves_to(e.func, _TA_NAMES):
-                return True
-            f = e.func
-            return isinstance(f, cst.Attribute) and f.attr.value in _TA_RETURNS_TA and \
-                self._is_tensorarray(f.value, fn, depth + 1)
-        if isinstance(e, cst.Attribute):
-            vals = self_attr_values(e, fn)
-            return bool(vals) and any(self._is_tensorarray(v, fn, depth + 1) for v in vals)
-        if isinstance(e, cst.Name):
-            found = sem.bound_values(e.value, fn)
-            if found is None:
-                return False
-            kind, owner, vals = found
-            if kind == "param":
-                assert owner is not None
-                for p in owner.params:
-                    if p.name.value == e.value and p.annotation is not None:
-                        return (dotted_name(p.annotation.annotation) or "").endswith("TensorArray")
-                return False
-            return any(self._is_tensorarray(v, owner, depth + 1) for v in vals)
-        return False
 
 
 # ---------------------------------------------------------------------------------------

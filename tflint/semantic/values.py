@@ -849,6 +849,88 @@ class ValueJudgements:
             return None
         return "module", None
 
+    def is_tensorarray(self, e: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+        """Is ``e`` a ``tf.TensorArray``: made by ``tf.TensorArray(...)``, returned by one of
+        its methods that return an array (``ta.write(...)``), kept on ``self`` by
+        ``__init__``/``build``, a name bound to one of those, a parameter annotated as one,
+        or a parameter of a ``tf.while_loop`` body or condition that the loop gives such an
+        array among its ``loop_vars``?"""
+        if _depth > 6:
+            return False
+        if isinstance(e, cst.Call):
+            if self.resolves_to(e.func, _TA_NAMES):  # type: ignore[attr-defined]
+                return True
+            f = e.func
+            return isinstance(f, cst.Attribute) and f.attr.value in _TA_RETURNS_TA and \
+                self.is_tensorarray(f.value, fn, _depth + 1)
+        if isinstance(e, cst.Attribute):
+            vals = self_attr_values(e, fn)
+            return bool(vals) and any(self.is_tensorarray(v, fn, _depth + 1) for v in vals)  # type: ignore[union-attr]
+        if isinstance(e, cst.Name):
+            found = self.bound_values(e.value, fn)
+            if found is None:
+                return False
+            kind, owner, vals = found
+            if kind == "param":
+                assert owner is not None
+                for p in owner.params:
+                    if p.name.value == e.value and p.annotation is not None:
+                        return (dotted_name(p.annotation.annotation) or "").endswith("TensorArray")
+                given = self.loop_var_given(owner, e.value)
+                return given is not None and self.is_tensorarray(given[0], given[1], _depth + 1)
+            return any(self.is_tensorarray(v, owner, _depth + 1) for v in vals)
+        return False
+
+    def loop_var_given(self, fn: FunctionInfo, param: str) -> tuple[cst.BaseExpression, FunctionInfo | None] | None:
+        """When ``fn`` is the body or condition of a ``tf.while_loop`` of this module whose
+        ``loop_vars`` is a list or tuple display, the element it gives the positional
+        parameter ``param`` (with the function the loop is called in); None otherwise or
+        when two loops give it different ones."""
+        memo = self.__dict__.setdefault("_loop_vars_given", {})
+        key = (id(fn), param)
+        if key in memo:
+            return memo[key]
+        memo[key] = None
+        names = [p.name.value for p in fn.params]
+        if param not in names or fn.node.params.star_arg is not None and \
+                names.index(param) >= len(fn.node.params.params):
+            return None
+        index = names.index(param)
+        got: tuple[cst.BaseExpression, FunctionInfo | None] | None = None
+        for call, ctx in self.all_calls:  # type: ignore[attr-defined]
+            if not self.resolves_to(call.func, _WHILE_LOOP_NAMES):  # type: ignore[attr-defined]
+                continue
+            parts: dict[str, cst.BaseExpression] = {}
+            for i, a in enumerate(call.args):
+                if a.star:
+                    break
+                key_name = a.keyword.value if a.keyword is not None else ("cond", "body", "loop_vars")[i] \
+                    if i < 3 else None
+                if key_name is not None:
+                    parts[key_name] = a.value
+            loop_vars = parts.get("loop_vars")
+            if not any(self._hands_over(parts.get(k), fn, ctx.fn) for k in ("cond", "body")) or \
+                    not isinstance(loop_vars, (cst.List, cst.Tuple)):
+                continue
+            elements = loop_vars.elements
+            if any(isinstance(el, cst.StarredElement) for el in elements[:index + 1]) or index >= len(elements):
+                return None
+            here = (elements[index].value, ctx.fn)
+            if got is not None and got[0] is not here[0]:
+                return None
+            got = here
+        memo[key] = got
+        return got
+
+    def _hands_over(self, arg: cst.BaseExpression | None, fn: FunctionInfo, caller: FunctionInfo | None) -> bool:
+        """Is ``arg`` the function ``fn`` itself (its lambda, or its name as seen from ``caller``)?"""
+        if arg is None:
+            return False
+        if arg is fn.node:
+            return True
+        return isinstance(arg, (cst.Name, cst.Attribute)) and \
+            self.resolve_callee(cst.Call(func=arg), caller) is fn  # type: ignore[attr-defined]
+
     def bound_values(self, name: str, fn: FunctionInfo | None) -> tuple[str, FunctionInfo | None,
                                                                               list[cst.BaseExpression]] | None:
         b = self.binding_of(name, fn)
@@ -1064,6 +1146,15 @@ def _builtin(sem, node: cst.BaseExpression, name: str, ctx: Ctx) -> bool:
         return False
     fn = ctx.fn
     return fn is None or not any(name in f.bound or name in f.param_names for f in fn.scope_chain())
+
+
+#: what ``tf.TensorArray`` resolves to
+_TA_NAMES = frozenset({"tensorflow.TensorArray", "tensorflow.compat.v1.TensorArray", "tensorflow.compat.v2.TensorArray",
+                       "tensorflow.python.ops.tensor_array_ops.TensorArray"})
+#: TensorArray methods that return a TensorArray
+_TA_RETURNS_TA = frozenset({"write", "scatter", "unstack", "split", "identity", "grad", "mark_used"})
+_WHILE_LOOP_NAMES = frozenset({"tensorflow.while_loop", "tensorflow.compat.v1.while_loop",
+                               "tensorflow.compat.v2.while_loop"})
 
 
 def self_attr_values(expr: cst.BaseExpression, fn: FunctionInfo | None) -> list[cst.BaseExpression] | None:
