@@ -140,7 +140,9 @@ class KerasObjectCreatedInTracedCode(Rule):
     pooling, merge layers, `Resizing`, `Rescaling`, `Attention` without a learned
     scale, ...) are not flagged, nor is a
     `Sequential`, `TimeDistributed` or `RNN` that holds only such layers or existing ones
-    (`RNN(self.gru_cell)`).
+    (`RNN(self.gru_cell)`). Layers whose only variable is a Keras 3 seed (`Dropout`,
+    `GaussianNoise`, ...) are flagged only where Keras 3 is in use: under Keras 2 (a
+    project pinned to TensorFlow before 2.16, or `tf_keras`) they own no variable.
 
     ## Why is this bad?
     These objects create variables (weights, optimizer slots, metric accumulators, seed
@@ -429,6 +431,8 @@ model.compile("adam", "mse")
                 return
             self.report(node, self.CALL_MESSAGE.format(what=what, cls=in_call), ctx=ctx)
             return
+        if made.seed_only and not self.sem.keras3_in_use():
+            return  # Keras 2: a Dropout or GaussianNoise owns no variable at all
         self.report(node, self.MESSAGE.format(what=what), ctx=ctx)
 
     def _layer_call(self, ctx: Ctx) -> str | None:

@@ -131,3 +131,27 @@ def test_one_run_looks_up_roots_and_pins_once_per_folder(tmp_path: Path, monkeyp
     assert len(calls) == 2
     project.find_root(str(tmp_path / "pkg" / "a.py"))
     assert len(stats) > looked
+
+
+NOISE_AUGMENT = '''import tensorflow as tf
+
+
+def augment(image):
+    gau = tf.keras.layers.GaussianNoise(0.3)
+    return tf.cond(tf.random.uniform([]) < 0.5, lambda: gau(image, training=True), lambda: image)
+
+
+ds = tf.data.Dataset.from_tensor_slices(tf.zeros([4, 8])).map(augment)
+'''
+
+
+def test_a_seed_only_layer_per_trace_is_an_error_only_under_keras_3(tmp_path: Path) -> None:
+    """A GaussianNoise (or Dropout) built in a Dataset.map function: under Keras 3 it
+    makes a seed variable, which the trace refuses (checked on 2.21: "tf.function only
+    supports singleton tf.Variables"); under Keras 2 it owns no variable, and a project
+    pinned to TensorFlow 2.9 is right to build it there (set 42, g2net)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent.py").write_text(NOISE_AUGMENT)
+    assert "TFL302" in _check(tmp_path)
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.9.3\ntensorflow-gpu==2.9.3\n")
+    assert "TFL302" not in _check(tmp_path)
