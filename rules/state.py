@@ -336,6 +336,21 @@ class Interest(tf.keras.layers.Layer):
 model = tf.keras.Sequential([Interest()])
 model.compile("adam", "mse")
 ''',
+        '''import tensorflow as tf
+
+class OneHotBins(tf.keras.layers.Layer):
+    def __init__(self, edges):
+        super().__init__()
+        self.edges = edges
+
+    def call(self, feature):
+        # fixed bins or a fixed vocabulary: these layers own no variable (Keras 3.15)
+        bins = tf.keras.layers.Discretization(bin_boundaries=self.edges, output_mode="one_hot")
+        words = tf.keras.layers.StringLookup(vocabulary=["a", "b"])
+        return bins(feature), words(tf.as_string(feature))
+
+model = tf.keras.Sequential([tf.keras.Input((1,)), OneHotBins([0.0, 1.0])])
+''',
     )
     INVALID = (
         '''import tensorflow as tf

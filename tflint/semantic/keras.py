@@ -30,8 +30,12 @@ STATELESS_LAYERS = frozenset({
     # preprocessing layers with no weights and no seed (built twice in a tf.function on
     # Keras 3.15 without error)
     "Resizing", "Rescaling", "CenterCrop", "Hashing", "CategoryEncoding", "AutoContrast", "Equalization",
-    "UnitNormalization",
+    "UnitNormalization", "Discretization",
 })
+
+#: lookup layers that own no variable when given their vocabulary (Keras 3.15: no
+#: weights, built twice in a tf.function without error); without one they need ``adapt``
+VOCABULARY_LAYERS = frozenset({"StringLookup", "IntegerLookup", "TextVectorization"})
 
 #: Keras 3 layers that create a variable (a ``SeedGenerator``'s state) in their
 #: constructor: every ``Random*`` preprocessing layer and these
@@ -77,9 +81,11 @@ def keras_construction(sem, call: cst.Call) -> KerasConstruction | None:
         return None  # wraps a layer made elsewhere (or one with no weights): owns none itself
     if last == "Sequential" and _sequential_of_stateless(sem, call):
         return None  # holds only layers with no weights (or made elsewhere): owns none itself
-    if last == "Normalization" and {a.keyword.value for a in call.args if a.keyword is not None} >= \
-            {"mean", "variance"}:
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    if last == "Normalization" and keywords >= {"mean", "variance"}:
         return None  # fixed statistics: no variables (weights == [])
+    if last in VOCABULARY_LAYERS and "vocabulary" in keywords:
+        return None  # a fixed vocabulary: no variables
     if last == "Attention" and not any(
             a.keyword is not None and (a.keyword.value == "use_scale" and code(a.value) != "False" or
                                        a.keyword.value == "score_mode" and "concat" in code(a.value))
