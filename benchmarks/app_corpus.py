@@ -340,7 +340,10 @@ def run_tflint(files: list[Path], cwd: Path, extend: str = "") -> tuple[list[dic
         return [], ""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        cmd = [sys.executable, "-m", "tflint", "check", "--output-format", "json",
+        # -P: the repository is the working directory, and its own top-level copy.py or
+        # shutil.py must not shadow the standard library tflint imports
+        cmd = [sys.executable, *(["-P"] if sys.version_info >= (3, 11) else []), "-m", "tflint", "check",
+               "--output-format", "json",
                "--exit-zero", "--isolated", "--output-file", str(report),
                *(["--extend-select", extend] if extend else []),
                *[str(f.relative_to(cwd)) for f in files]]
