@@ -183,6 +183,15 @@ def test_step(x, step):
     visualize(x * 2.0, step)
     return x
 ''',
+        '''import tensorflow as tf
+from tensorflow.python.framework import ops
+
+@tf.function
+def f(x):
+    print("graph in f:", ops.get_default_graph())   # the FuncGraph: it only exists while tracing
+    print(tf.compat.v1.get_default_graph().name)
+    return x ** 2
+''',
     )
     INVALID = (
         '''import tensorflow as tf

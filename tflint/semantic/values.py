@@ -964,6 +964,9 @@ _STATIC_ATTRS = frozenset({"shape", "dtype", "name", "ndim", "rank", "device", "
 _FEATURE_DICTS = frozenset({"parse_single_example", "parse_example", "parse_sequence_example",
                             "parse_single_sequence_example"})
 _TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly", "get_static_value",
+                                  # the graph being built, the session, graph collections
+                                  "get_default_graph", "get_default_session", "get_collection",
+                                  "get_collection_ref",
                                   # Keras helpers that return Python values (dtype names, flags)
                                   "standardize_dtype", "standardize_shape", "result_type",
                                   "is_float_dtype", "is_int_dtype", "floatx", "epsilon",
