@@ -45,7 +45,10 @@ class RecursiveTfFunction(Rule):
             n -= 1
         return n
     ```
-    A plain Python helper that recurses on Python values (unrolled while tracing) is fine.
+    A plain Python helper that recurses on Python values (unrolled while tracing) is fine,
+    and so is a call made only under a static test (`if len(t.shape) > dim:` with
+    `dim: int`): each depth is a new input signature, traced on its own, and the recursion
+    ends while tracing.
 
     ## References
     - [Better performance with tf.function: Recursive tf.functions are not supported](https://www.tensorflow.org/guide/function#recursive_tffunctions_are_not_supported)
@@ -81,6 +84,14 @@ class Tree(tf.Module):
 
     def walk(self, x):
         return self.walk(x - 1) if x > 0 else x   # eager recursion
+''',
+        '''import tensorflow as tf
+
+@tf.function
+def back_flatten(t: tf.Tensor, dim: int) -> tf.Tensor:
+    if len(t.shape) > dim:          # the static rank: the recursion ends while tracing
+        t = tf.concat([back_flatten(t[..., i], dim=dim) for i in range(t.shape[-1])], axis=-1)
+    return t
 ''',
     )
     INVALID = (
@@ -128,8 +139,23 @@ walk = tf.function(_walk)
         owners = {id(f) for f in target.scope_chain()} - {id(target)}
         if any(id(f) in owners for f in path + list(ctx.fn.scope_chain())):
             return  # the path runs through the function that creates it: a new tf.function each time
+        if self._statically_guarded(ctx):
+            return  # the recursion ends while tracing: each depth is a trace of its own
         via = "" if not path else " through " + " → ".join(f"`{f.name}`" for f in path)
         self.report(node, self.MESSAGE.format(fn=target.name, via=via), ctx=ctx)
+
+
+    def _statically_guarded(self, ctx: Ctx) -> bool:
+        """Is the call under an ``if`` (or a conditional expression) of its function whose
+        test is a Python value (``if len(t.shape) > dim:``)? Then tracing takes the branch
+        only while the static value says so, and the recursion ends while tracing."""
+        fn = ctx.fn
+        for c in ctx.within_function():
+            test = c.node.test if isinstance(c.node, (cst.If, cst.IfExp)) and c.field in ("body", "orelse") \
+                else None
+            if test is not None and self.sem.is_static_test(test, fn):
+                return True
+        return False
 
 
 def _called_tf_function(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo | None:

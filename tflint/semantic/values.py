@@ -826,6 +826,42 @@ class ValueJudgements:
             return self.condition_is_tensor(test.expression, fn)
         return self.strong_tensor(test, fn)
 
+    def is_static_test(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
+        """Is ``test`` decided by static facts alone: literals, the static shape of a value
+        (``x.shape``, ``x.shape[-1]``, ``len(x.shape)``, ``x.ndim``, ``x.shape.rank``,
+        ``x.get_shape()``) and parameters annotated as Python scalars (``dim: int``),
+        compared or combined? Tracing decides such a test once, from the signature."""
+        def shape(e: cst.BaseExpression) -> bool:
+            if isinstance(e, cst.Attribute):
+                return e.attr.value in ("shape", "ndim") or e.attr.value == "rank" and shape(e.value)
+            if isinstance(e, cst.Subscript):
+                return shape(e.value)
+            if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
+                return e.func.attr.value == "get_shape" or e.func.attr.value == "as_list" and shape(e.func.value)
+            return False
+
+        def static(e: cst.BaseExpression) -> bool:
+            if isinstance(e, (cst.Integer, cst.Float, cst.SimpleString)):
+                return True
+            if isinstance(e, cst.Name):
+                if e.value in ("True", "False", "None"):
+                    return True
+                return fn is not None and annotated_python_scalar(fn, e.value) and \
+                    self.binding_of(e.value, fn) == ("param", fn)
+            if isinstance(e, cst.Comparison):
+                return static(e.left) and all(static(c.comparator) for c in e.comparisons)
+            if isinstance(e, cst.BooleanOperation):
+                return static(e.left) and static(e.right)
+            if isinstance(e, cst.UnaryOperation):
+                return static(e.expression)
+            if isinstance(e, cst.BinaryOperation):
+                return static(e.left) and static(e.right)
+            if isinstance(e, cst.Call) and self.is_builtin(e.func, "len", fn) and len(e.args) == 1:
+                return shape(e.args[0].value)
+            return shape(e)
+
+        return static(test)
+
     def is_builtin(self, node: cst.BaseExpression, name: str, fn: FunctionInfo | None) -> bool:
         """``node`` is the builtin ``name``: not imported, defined or bound under that name."""
         if not (isinstance(node, cst.Name) and node.value == name):
@@ -1132,6 +1168,14 @@ _NOT_OPS = frozenset({"load_op_library", "load_library", "py_function", "numpy_f
                       "ndim", "int_shape", "dtype", "floatx", "epsilon", "learning_phase", "image_data_format",
                       "is_sparse", "is_keras_tensor", "count_params", "is_tensor", "get_static_value",
                       "constant_value", "is_symbolic_tensor", "backend", "name_scope", "variable_scope"})
+
+
+def annotated_python_scalar(fn: FunctionInfo, name: str) -> bool:
+    """Is ``name`` a parameter of ``fn`` annotated ``int``, ``float``, ``bool`` or ``str``?"""
+    for p in fn.params:
+        if p.name.value == name and p.annotation is not None:
+            return code(p.annotation.annotation) in ("int", "float", "bool", "str")
+    return False
 
 
 def annotated_tensor(fn: FunctionInfo, name: str) -> bool:
