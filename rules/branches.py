@@ -12,7 +12,7 @@ from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import target_names, Ctx, FunctionInfo
-from tflint.semantic.syntax import assigned_in, bindings, child_nodes, name_nodes, names_read, walk_scope
+from tflint.semantic.syntax import assigned_in, bindings, child_nodes, name_nodes, names_read, outer_names_read, walk_scope
 
 
 # ---------------------------------------------------------------------------------------
@@ -301,6 +301,18 @@ class MelGAN(tf.Module):
         for i, x in enumerate(batches):
             self.train_step(x, i % self.update_every == 0)
 ''',
+        '''import tensorflow as tf
+
+metrics = {"loss": tf.keras.metrics.Mean()}
+
+@tf.function
+def train(n):
+    for _ in tf.range(n):
+        loss = {"loss": tf.constant(2.0)}
+        loss = {name: value * 1.0 for name, value in loss.items()}   # the comprehension's own names
+        for name, value in loss.items():                              # bound here before any read
+            metrics[name].update_state(value)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -557,7 +569,7 @@ def _first_unassigned_read(stmts, defined: set[str], candidates: set[str]) -> tu
     def reads(node: cst.CSTNode | None) -> str | None:
         if node is None:
             return None
-        hit = sorted((names_read(node) & candidates) - defined)
+        hit = sorted((outer_names_read(node) & candidates) - defined)
         return hit[0] if hit else None
 
     for stmt in stmts:

@@ -153,6 +153,26 @@ def names_read(node: cst.CSTNode) -> set[str]:
     return {n.value for n in name_nodes(node)}
 
 
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def outer_names_read(node: cst.CSTNode) -> set[str]:
+    """The names ``node`` reads from its enclosing scope: as :func:`names_read`, less the
+    targets of its comprehensions read inside them (``{k: v for k, v in d.items()}``
+    reads ``d`` only: a comprehension's targets are its own, in Python 3)."""
+    local: set[int] = set()
+    for n in walk_scope(node):
+        if isinstance(n, _COMPREHENSIONS):
+            own: set[str] = set()
+            f = n.for_in
+            while f is not None:
+                own.update(target_names(f.target))
+                f = f.inner_for_in
+            if own:
+                local.update(id(x) for x in walk_scope(n) if type(x) is cst.Name and x.value in own)
+    return {n.value for n in name_nodes(node) if id(n) not in local}
+
+
 def mentions(e: cst.CSTNode, names: set[str]) -> bool:
     stack: list[cst.CSTNode] = [e]
     while stack:
