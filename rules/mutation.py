@@ -625,6 +625,17 @@ class Tacotron(tf.keras.Model):
         self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
         return {"loss": loss}
 ''',
+        '''import tensorflow as tf
+
+class Trainer(tf.Module):
+    def __init__(self):
+        self.lam = tf.Variable(0.0)
+
+    @tf.function
+    def step(self, x):
+        self.lam = self.lam.assign_add(x)    # the same variable: updated on every call
+        return self.lam * 1.0
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -704,6 +715,8 @@ class Block(tf.keras.Model):
                     continue
                 if not changes_per_call(self.sem, node, t, value, ctx):
                     continue
+                if not isinstance(node, cst.AugAssign) and self.sem.is_own_update(value, t):
+                    continue  # `self.v = self.v.assign_add(x)`: the same variable, updated on every call
                 if self._per_trace_self(t.value, fn):
                     continue  # every instance is made within a trace, and lives for it
                 target = f"{base}.{t.attr.value}"

@@ -826,6 +826,15 @@ class ValueJudgements:
             return self.condition_is_tensor(test.expression, fn)
         return self.strong_tensor(test, fn)
 
+    @staticmethod
+    def is_own_update(value: cst.BaseExpression | None, target: cst.BaseExpression) -> bool:
+        """Is ``value`` an in-place update of what ``target`` holds, ``self.lam.assign_add(x)``
+        for ``self.lam``? A variable's ``assign*``/``scatter*`` methods return the same
+        variable (a handle that reads its live value), so binding it back changes nothing."""
+        return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+            value.func.attr.value.startswith(("assign", "scatter_")) and \
+            code(value.func.value) == code(target)
+
     def is_static_test(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
         """Is ``test`` decided by static facts alone: literals, the static shape of a value
         (``x.shape``, ``x.shape[-1]``, ``len(x.shape)``, ``x.ndim``, ``x.shape.rank``,
