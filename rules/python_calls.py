@@ -41,7 +41,11 @@ class PrintInTracedCode(Rule):
     inside traced code when one of the printed values is a tensor, or a tuple, list or
     dict display or an f-string that holds one (`print(f"box {x0, y0}")`). A tensor
     formatted with a format spec (`print(f"loss {loss:.4f}")`) is reported as the error
-    it is: a symbolic tensor refuses the spec, and tracing fails with `TypeError`.
+    it is: a symbolic tensor refuses the spec, and tracing fails with `TypeError`. A call
+    that prints no tensor is flagged only in a branch of a tensor `if` (or a tensor
+    `while`) that AutoGraph converts: it runs while tracing whatever the condition, so
+    `print("Error: ...")` under `if tf.reduce_min(x) < 0:` prints on the first call even
+    when nothing is wrong, and never again.
 
     ## Why is this bad?
     Python side effects run while TensorFlow traces the function, not when the graph runs.
@@ -91,6 +95,8 @@ class PrintInTracedCode(Rule):
     CODE = "TFL101"
     NAME = "print-in-traced-code"
     MESSAGE = "`{what}` of a tensor runs once while tracing, not on every call; use `tf.print`"
+    BRANCH_MESSAGE = ("`{what}` under a tensor condition runs while tracing, once for each branch, whatever the "
+                      "condition turns out to be, and never when the graph runs; use `tf.print`")
     FORMAT_MESSAGE = ("`tf.print` of a string formatted from a tensor: Python formats it once while tracing, so "
                       "every call prints `Tensor(\"...\")`, not the value; pass the tensor as its own argument "
                       "or use `tf.strings.format`")
@@ -315,8 +321,24 @@ def train_step(obj, idx):
     print(obj.batch_weights)  # TFL101
     return obj.batch_weights
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def solve(x, y0):
+    if tf.reduce_min(x - y0) >= 1e-3:
+        print("Error: first point is not the initial value")  # TFL101
+    return x
+''',
     )
     FIXED = (
+        (10, '''import tensorflow as tf
+
+@tf.function
+def solve(x, y0):
+    if tf.reduce_min(x - y0) >= 1e-3:
+        tf.print("Error: first point is not the initial value")  # TFL101
+    return x
+'''),
         (9, '''import tensorflow as tf
 
 class Solver:
@@ -444,9 +466,25 @@ def train_step(x, y):
                 if any(w in s.lower() for w in _TRACE_WORDS):
                     return
         if not any(self.sem.renders_a_tensor(v, ctx.fn) for v in values):
+            if self._under_a_tensor_condition(ctx):
+                self.report(node, self.BRANCH_MESSAGE.format(what=what), ctx=ctx,
+                            fix=self._fix(node, ctx) if what == "print" else None)
             return
         self.report(node, self.MESSAGE.format(what=what), ctx=ctx,
                     fix=self._fix(node, ctx) if what == "print" else None)
+
+    def _under_a_tensor_condition(self, ctx: Ctx) -> bool:
+        """Is ``ctx`` in a branch of an ``if`` (or the body of a ``while``) whose test is
+        surely a tensor, in a function AutoGraph converts? AutoGraph traces both branches
+        of such an ``if``, so Python code in either runs while tracing, whatever the
+        condition turns out to be, and never when the graph runs."""
+        fn = ctx.fn
+        sem = self.sem
+        if fn is None or sem.autograph_off(fn) or \
+                fn.cls is not None and sem.is_keras_layer_call(fn) and sem.is_keras3_layer_class(fn.cls):
+            return False
+        return any(isinstance(c.node, (cst.If, cst.While)) and c.field in ("body", "orelse") and
+                   sem.surely_tf_test(c.node.test, fn) for c in ctx.within_function())
 
     @fixes.offered_only_if_built
     def _fix(self, node: cst.Call, ctx: Ctx):
