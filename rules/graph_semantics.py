@@ -342,7 +342,11 @@ class StaleCapturedGlobal(Rule):
     loop is traced anew and is not flagged. In a notebook, or a script that no
     module of the project imports, a rebinding after which the function never runs again
     (it is only called directly at module level, and every call comes before) is not
-    flagged: a guide that shows a pitfall and moves on to the next example.
+    flagged: a guide that shows a pitfall and moves on to the next example. Nor is a
+    library module's setting that only its setter changes (`def set_swap_memory(v):
+    global SWAP_MEMORY; SWAP_MEMORY = v`), when the module never calls the setter and the
+    rest of the project calls it only outside loops and traced code: it is configured
+    once, before the model is built.
 
     ## Why is this bad?
     A Python value read in traced code is copied into the graph as a constant when the
@@ -907,7 +911,9 @@ if __name__ == "__main__":
                     continue  # each transformation traces anew, with the value of that moment
                 # a setter that only start-up code runs, before the function exists, sets
                 # the value its traces capture (``apply_hyperparameters(args)`` at line 379)
-                live = [g for g in glob if not sem.runs_only_before(g[2], ctx.fn)]  # type: ignore[arg-type]
+                # and so does a setting's setter that nothing calls in a loop or a trace
+                live = [g for g in glob if not sem.runs_only_before(g[2], ctx.fn)  # type: ignore[arg-type]
+                        and not sem.is_configuration_setter(g[2])]
                 where = self._rebinding(name, ctx, live)
                 if where is not None:
                     self.report(node, self.MESSAGE.format(name=name, where=where), ctx=ctx)

@@ -710,3 +710,37 @@ def test_tfl109_silent_for_a_setter_run_only_at_start_up(project: Path, run) -> 
     write(project, "main.py", script)
     write(project, "tune.py", "import main\n\nmain.apply_hyperparameters(0.5)\n")
     assert (16, "TFL109") in codes_at(run("check", "main.py").out, "main.py")
+
+
+LIP_NORMALIZERS = '''import tensorflow as tf
+
+STOP_GRAD = True
+
+
+def set_stop_grad(value):
+    """Call before building the model."""
+    global STOP_GRAD
+    STOP_GRAD = bool(value)
+
+
+@tf.function
+def power(u):
+    if STOP_GRAD:
+        u = tf.stop_gradient(u)
+    return u * 0.5
+'''
+
+
+def test_tfl109_silent_for_a_library_setting_set_before_the_model(project: Path, run) -> None:
+    """deel-lip (set 45): a library module's setting changes only through its setter,
+    which the module itself never calls and the project calls once, outside loops,
+    before building the model: the traces capture the configured value (checked on
+    2.21). Called in a training loop, it changes between calls: reported."""
+    write(project, "lip/__init__.py", "")
+    write(project, "lip/normalizers.py", LIP_NORMALIZERS)
+    write(project, "demo.py", "import tensorflow as tf\nfrom lip.normalizers import power, set_stop_grad\n\n"
+                              "set_stop_grad(False)\nprint(power(tf.ones(3)))\n")
+    assert "TFL109" not in run("check", ".").out
+    write(project, "demo.py", "import tensorflow as tf\nfrom lip.normalizers import power, set_stop_grad\n\n"
+                              "for epoch in range(3):\n    set_stop_grad(epoch > 1)\n    power(tf.ones(3))\n")
+    assert (14, "TFL109") in codes_at(run("check", ".").out, "lip/normalizers.py")

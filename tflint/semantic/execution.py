@@ -952,6 +952,49 @@ class ExecutionJudgements:
                 return True
         return False
 
+    def is_configuration_setter(self, setter: str) -> bool:
+        """Is the module function ``setter`` a library's setting setter, ``def
+        set_swap_memory(value): global SWAP_MEMORY; SWAP_MEMORY = value``: its body only
+        declares globals and binds them from its parameters (a docstring aside,
+        ``bool(value)`` allowed), this module is one that other modules of the project
+        import, nothing in it calls the setter, and no other module calls it in a loop or in
+        traced code? Such a setting is made once, before the model is built (deel-lip's
+        ``set_stop_grad_spectral``), not changed between calls."""
+        f = self.module_functions.get(setter)  # type: ignore[attr-defined]
+        if f is None or not isinstance(f.node, cst.FunctionDef) or not isinstance(f.node.body, cst.IndentedBlock):
+            return False
+        if self.project is None or not self.project.imported_elsewhere():  # type: ignore[attr-defined]
+            return False
+        memo = self.__dict__.setdefault("_setter_memo", {})
+        if setter not in memo:
+            memo[setter] = self._pure_setter(f) and not self.call_sites(f) and \
+                not any(c.in_loop or c.in_traced_code for c in self.external_call_sites(f))  # type: ignore[attr-defined]
+        return memo[setter]
+
+    @staticmethod
+    def _pure_setter(f: FunctionInfo) -> bool:
+        body = list(f.node.body.body)  # type: ignore[union-attr]
+        sets = False
+        for i, stmt in enumerate(body):
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                return False
+            for small in stmt.body:
+                if isinstance(small, cst.Global) or i == 0 and isinstance(small, cst.Expr) and \
+                        isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                    continue
+                if not isinstance(small, cst.Assign) or len(small.targets) != 1 or \
+                        not isinstance(small.targets[0].target, cst.Name) or \
+                        small.targets[0].target.value not in f.globals_:
+                    return False
+                v = small.value
+                if isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and \
+                        v.func.value in ("bool", "int", "float", "str") and len(v.args) == 1:
+                    v = v.args[0].value
+                if not (isinstance(v, cst.Name) and v.value in f.param_names):
+                    return False
+                sets = True
+        return sets
+
     def runs_only_before(self, setter: str, fn: FunctionInfo) -> bool:
         """Does the module-level function ``setter`` run only before ``fn`` exists: every
         use of its name is a direct call in module-level code outside loops, above the
