@@ -291,6 +291,15 @@ def upscale2d(x, factor, gain=1):
 
 y = upscale2d(tf.ones([1, 2]), tf.constant(2))
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def f(x):
+    assert tf.inside_function()            # a Python bool: True while tracing
+    if tf.distribute.in_cross_replica_context():
+        x = x + 1.0
+    return x * 2
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -1012,6 +1012,9 @@ _TF_NON_TENSOR_FUNCS = frozenset({"TensorShape", "as_dtype", "executing_eagerly"
                                   # the graph being built, the session, graph collections
                                   "get_default_graph", "get_default_session", "get_collection",
                                   "get_collection_ref",
+                                  # Python bools about where the code runs
+                                  "inside_function", "executing_eagerly_outside_functions",
+                                  "in_cross_replica_context", "has_strategy",
                                   # Keras helpers that return Python values (dtype names, flags)
                                   "standardize_dtype", "standardize_shape", "result_type",
                                   "is_float_dtype", "is_int_dtype", "floatx", "epsilon",
