@@ -10,7 +10,9 @@ IPython syntax (``%magic``, ``%%cell_magic``, ``!shell``, ``obj?``, ``x = !cmd``
 masked, not a parse error: the line becomes ``pass`` (or ``x = None``) with a
 placeholder comment, and comes back unchanged when the notebook is written. A cell with
 a cell magic is not Python and is left out, as is a cell that does not parse (it gets
-TFL001 at its own position; the other cells are linted).
+TFL001 at its own position; the other cells are linted); but the body of ``%%time``,
+``%%timeit``, ``%%capture`` and ``%%prun`` is Python run in the notebook's namespace,
+and is linted with the magic line masked (left out if it does not parse).
 
 The notebook format is read with ``nbformat`` (parsing and schema validation).
 Writing back never re-serialises the JSON: only the ``source`` values of the cells
@@ -45,6 +47,9 @@ _HELP_SUFFIX = re.compile(r"^([ \t]*)[\w.\[\]()'\"]+\?\??[ \t]*$")
 #: ``x = !ls`` / ``x = %env`` / ``a, b = %sx cmd``
 _ASSIGN_MAGIC = re.compile(r"^([ \t]*)([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=)[ \t]*[!%]")
 _CELL_MAGIC = re.compile(r"^[ \t]*%%")
+#: cell magics whose body is Python that runs in the notebook's namespace: the magic line
+#: is masked like a line magic and the body linted
+_PYTHON_CELL_MAGIC = re.compile(r"^[ \t]*%%(?:time|timeit|capture|prun)\b")
 #: PyCF_ONLY_AST | PyCF_ALLOW_TOP_LEVEL_AWAIT: IPython runs top-level ``await``
 _COMPILE_FLAGS = 0x400 | 0x2000
 
@@ -213,13 +218,17 @@ def build_module(nb: Notebook) -> None:
     parts: list[str] = []
     line_map: list[tuple[int, int, int] | None] = [None]
     for cell in nb.cells:
-        if _CELL_MAGIC.match(cell.source):
+        python_magic = _PYTHON_CELL_MAGIC.match(cell.source) is not None
+        if _CELL_MAGIC.match(cell.source) and not python_magic:
             nb.skipped.add(cell.index)
             continue
         prefix = _leading_indent(cell.source)
         source = _dedent(cell.source, prefix) if prefix else cell.source
         masked = _mask(source, nb.masked)
         problem = _syntax_error(masked)
+        if problem is not None and python_magic:
+            nb.skipped.add(cell.index)  # not Python after all: left out, as other cell magics
+            continue
         if problem is not None:
             line, col, msg = problem
             if prefix and line <= len(source.splitlines()) and source.splitlines()[line - 1].strip():
