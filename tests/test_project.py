@@ -312,32 +312,6 @@ def test_parallel_workers_share_the_cache(pkg: Path, run) -> None:
     assert run("check", "-j2", "pkg").out == first.out
 
 
-def test_a_parallel_run_summarizes_each_module_once(pkg: Path, run, tmp_path: Path, monkeypatch) -> None:
-    """With many files of one project, the run makes the summaries of the modules that
-    may hold graph roots once, in a pool of their own, before the lint workers are
-    forked; the workers inherit them instead of each summarizing what it needs. The
-    findings are those of a serial run, cross-module ones included."""
-    for i in range(20):
-        write(pkg, f"pkg/extra{i}.py", f"import tensorflow as tf\nfrom .ops import helper\n\n"
-                                       f"@tf.function\ndef f{i}(x):\n    return helper(x)\n")
-    log = tmp_path / "summarized.txt"
-    real = P.summarize
-
-    def counting(source, module, *args, **kwargs):
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(module + "\n")
-        return real(source, module, *args, **kwargs)
-
-    monkeypatch.setattr(P, "summarize", counting)
-    parallel = run("check", "-j2", "--no-cache", "pkg")
-    made = log.read_text(encoding="utf-8").split()
-    assert len(made) == len(set(made)), sorted(made)  # no module summarized twice
-    assert {"pkg.ops", "pkg.trainer", "pkg.extra0", "pkg.extra19"} <= set(made)
-    P.reset()
-    serial = run("check", "-j1", "--no-cache", "pkg")
-    assert parallel.out == serial.out and "TFL201" in serial.out
-
-
 def test_flake8_plugin_sees_the_project(pkg: Path) -> None:
     from tflint.flake8_plugin import Plugin
 

@@ -239,71 +239,6 @@ def _check_worker(item: tuple[str, CheckOptions]) -> FileResult:
     return check_file(*item)
 
 
-#: a parallel run summarizes a project's modules up front, once, when it lints at least
-#: this many of the project's files
-PREPARE_MIN_FILES = 16
-
-
-def _summary_worker(job: tuple[tuple, str]) -> tuple[bool, Any]:
-    from tflint.semantic import project
-
-    idx = project.indexed(job[0])
-    if idx is None:  # not forked from the process that made the index
-        return False, None
-    try:
-        return True, idx.make_summary(job[1])
-    except (OSError, RecursionError, ValueError):
-        return False, None
-
-
-def _prepare_projects(paths: Sequence[str], opts: CheckOptions, per_file: dict[str, CheckOptions],
-                      workers: int) -> None:
-    """Index each project that the run lints many files of once, in this process, before
-    the workers are forked: the file list, every file's imports and content hash, and the
-    summaries of the modules that may hold graph roots (made in a pool of their own, each
-    once). Every worker then inherits them, where it would otherwise read and summarize
-    the same modules for itself. Only an optimization: any failure leaves the workers to
-    index as before."""
-    import multiprocessing
-
-    from tflint.semantic import project
-
-    if multiprocessing.get_start_method(allow_none=False) != "fork":
-        return  # spawned workers would not inherit the indexes
-    counts: dict[tuple, list] = {}
-    for p in paths:
-        if not p.endswith((".py", ".ipynb")):
-            continue
-        st = per_file.get(p, opts).settings
-        key = project.index_key(p, st.cache, st.cache_dir, st.tf_function_wrappers)
-        if key is not None:
-            counts.setdefault(key, [p, st, 0])[2] += 1
-    jobs: list[tuple[tuple, str]] = []
-    try:
-        for key, (first, st, n) in counts.items():
-            if n >= PREPARE_MIN_FILES:
-                idx = project.index_for(first, st.cache, st.cache_dir, st.tf_function_wrappers)
-                if idx is not None:
-                    jobs.extend((key, path) for path in idx.summaries_to_make())
-    except (OSError, RecursionError, ValueError):
-        return
-    if len(jobs) < 2 * workers:
-        return  # a few: the workers make them as they need them
-    from concurrent.futures import ProcessPoolExecutor
-
-    from tflint.interrupt import ignore_interrupts
-
-    try:
-        with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
-            chunk = max(1, min(16, len(jobs) // (workers * 4)))
-            for (key, path), (ok, summary) in zip(jobs, pool.map(_summary_worker, jobs, chunksize=chunk)):
-                idx = project.indexed(key)
-                if ok and idx is not None:
-                    idx.keep_summary(path, summary)
-    except Exception:  # a pool that cannot start or breaks: the workers summarize as before
-        return
-
-
 def run_files(
     paths: Sequence[str],
     opts: CheckOptions,
@@ -322,7 +257,6 @@ def run_files(
         bar = tqdm(total=len(paths), file=sys.stderr, unit="file", leave=False)
     try:
         if jobs > 1 and len(paths) >= PARALLEL_MIN_FILES:
-            _prepare_projects(paths, opts, per_file, min(jobs, len(paths)))
             results = _run_parallel(paths, opts, jobs, bar, per_file)
             if results is not None:
                 return results

@@ -85,9 +85,6 @@ class IndexCache:
         got = _read_json(self._summary_path(digest))
         return got or None
 
-    def has_summary(self, digest: str) -> bool:
-        return os.path.isfile(self._summary_path(digest))
-
     def store_summary(self, digest: str, summary: dict) -> None:
         if self.writable:
             path = self._summary_path(digest)

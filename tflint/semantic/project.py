@@ -999,52 +999,15 @@ class ProjectIndex:
                 except (KeyError, TypeError, ValueError, AttributeError):
                     s = None  # a damaged entry: summarize again
             if s is None:
-                got = self._summarize(mf)
+                got = self._read(mf)
                 if got is not None:
-                    s = got[0]
+                    s = summarize(got[0], mf.name, mf.is_package, self.wrappers)
+                    if s is not None and mf.path in self._cell_lines:
+                        _to_cells(s, self._cell_lines.pop(mf.path))
                     if s is not None and self.cache is not None:
                         self.cache.store_summary(got[1], s.to_json())
         self._summaries[mf.path] = s
         return s
-
-    def _summarize(self, mf: ModuleFile) -> tuple[ModuleSummary | None, str] | None:
-        """A fresh summary of ``mf`` with its content hash; None when it cannot be read."""
-        got = self._read(mf)
-        if got is None:
-            return None
-        s = summarize(got[0], mf.name, mf.is_package, self.wrappers)
-        lines = self._cell_lines.pop(mf.path, None)
-        if s is not None and lines is not None:
-            _to_cells(s, lines)
-        return s, got[1]
-
-    # -- a parallel run: what every worker would otherwise compute for itself
-
-    def summaries_to_make(self) -> list[str]:
-        """The modules that may hold graph roots (the ones a question about traced code
-        summarizes) whose summary is neither kept in memory nor in the disk cache. Reading
-        the file list and every file's entry here also leaves them in memory for the
-        worker processes a run forks after this."""
-        out = []
-        for path, mf in self.files().items():
-            if path in self._summaries or not self.scan(mf)[1]:
-                continue
-            e = self._entry(mf)
-            if e is not None and (self.cache is None or not self.cache.has_summary(e["hash"])):
-                out.append(path)
-        return out
-
-    def make_summary(self, path: str) -> ModuleSummary | None:
-        """A worker's part of :meth:`summaries_to_make`: the summary of one module."""
-        got = self._summarize(self.files()[path])
-        return got[0] if got is not None else None
-
-    def keep_summary(self, path: str, s: ModuleSummary | None) -> None:
-        """Keep a summary a worker made, in memory and in the disk cache."""
-        self._summaries[path] = s
-        e = self._entry(self.files()[path])
-        if s is not None and e is not None and self.cache is not None:
-            self.cache.store_summary(e["hash"], s.to_json())
 
     def importers(self, mf: ModuleFile) -> set[str]:
         """Paths of the project modules that import ``mf`` (or a name from it)."""
@@ -1513,18 +1476,6 @@ def index_for(path: str, cache: bool = True, cache_dir: str | None = None,
         store = IndexCache.open(root, cache_dir) if cache else None
         idx = _INDEXES[key] = ProjectIndex(root, store, wrappers)
     return idx
-
-
-def index_key(path: str, cache: bool = True, cache_dir: str | None = None,
-              wrappers: Iterable[str] = ()) -> tuple | None:
-    """The key under which :func:`index_for` keeps the index of ``path``'s project."""
-    root = find_root(path)
-    return None if root is None else (root, cache_dir, cache, frozenset(wrappers))
-
-
-def indexed(key: tuple) -> ProjectIndex | None:
-    """The index kept under ``key`` in this process (made by :func:`index_for`)."""
-    return _INDEXES.get(key)
 
 
 def view_for(path: str, cache: bool = True, cache_dir: str | None = None,
