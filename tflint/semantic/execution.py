@@ -902,19 +902,11 @@ class ExecutionJudgements:
     @staticmethod
     def _sets_attr(stmt: cst.CSTNode, attr: str, fn: FunctionInfo) -> bool:
         """``self.attr = <value not reading self.attr>`` as a simple statement of ``fn``."""
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return False
-        for small in stmt.body:
-            if isinstance(small, cst.Assign) and any(
-                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attr and
-                    isinstance(t.target.value, cst.Name) and t.target.value.value == fn.self_name
-                    for t in small.targets):
-                reads = any(isinstance(n, cst.Attribute) and n.attr.value == attr and
-                            isinstance(n.value, cst.Name) and n.value.value == fn.self_name
-                            for n in walk_scope(small.value))
-                if not reads:
-                    return True
-        return False
+        def fresh(value: cst.BaseExpression) -> bool:
+            return not any(isinstance(n, cst.Attribute) and n.attr.value == attr and
+                           isinstance(n.value, cst.Name) and n.value.value == fn.self_name
+                           for n in walk_scope(value))
+        return _assigns_self_attr(stmt, attr, fn, fresh)
 
     def fresh_container_before(self, fn: FunctionInfo, attr: str, node: cst.CSTNode) -> bool:
         """Does ``fn``, before the statement holding ``node``, bind ``self.attr`` to a new
@@ -942,15 +934,7 @@ class ExecutionJudgements:
     @staticmethod
     def _binds_fresh(stmt: cst.CSTNode, attr: str, fn: FunctionInfo) -> bool:
         """``self.attr = {...}`` (or a list) as a statement of ``fn``."""
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return False
-        for small in stmt.body:
-            if isinstance(small, cst.Assign) and is_container_value(small.value) and any(
-                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attr and
-                    isinstance(t.target.value, cst.Name) and t.target.value.value == fn.self_name
-                    for t in small.targets):
-                return True
-        return False
+        return _assigns_self_attr(stmt, attr, fn, is_container_value)
 
     def is_configuration_setter(self, setter: str) -> bool:
         """Is the module function ``setter`` a library's setting setter, ``def
@@ -1189,3 +1173,15 @@ def _reaches(root: FunctionInfo, fn: FunctionInfo) -> bool:
 def _holds_def(loop: cst.CSTNode, fn: FunctionInfo) -> bool:
     """Is ``fn``'s definition inside ``loop``?"""
     return any(c is fn.node for n in walk_scope(loop) for c in child_nodes(n))
+
+
+def _assigns_self_attr(stmt: cst.CSTNode, attr: str, fn: FunctionInfo,
+                       accept: Callable[[cst.BaseExpression], bool]) -> bool:
+    """Is ``stmt`` a simple statement of ``fn`` that assigns ``self.attr`` a value ``accept``
+    takes?"""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return any(isinstance(small, cst.Assign) and accept(small.value) and any(
+        isinstance(t.target, cst.Attribute) and t.target.attr.value == attr and
+        isinstance(t.target.value, cst.Name) and t.target.value.value == fn.self_name
+        for t in small.targets) for small in stmt.body)
