@@ -11,7 +11,7 @@ from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, dotted_name
 from tflint.semantic.values import is_generator, self_attr_values
-from tflint.semantic.syntax import child_nodes, walk_scope
+from tflint.semantic.syntax import COMPREHENSIONS, child_nodes, comprehension_targets, walk_scope
 
 # ---------------------------------------------------------------------------------------
 # shared helpers
@@ -1008,12 +1008,8 @@ if __name__ == "__main__":
                     out.add(id(n.attr))
                 elif isinstance(n, cst.Arg) and n.keyword is not None:
                     out.add(id(n.keyword))
-                elif isinstance(n, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-                    names: set[str] = set()
-                    comp: cst.CompFor | None = n.for_in
-                    while comp is not None:
-                        names.update(t.value for t in _target_name_nodes(comp.target))
-                        comp = comp.inner_for_in
+                elif isinstance(n, COMPREHENSIONS):
+                    names = comprehension_targets(n)
                     out.update(id(x) for x in _walk(n, into_functions=True)
                                if isinstance(x, cst.Name) and x.value in names)
         cache[key] = out

@@ -8,13 +8,13 @@ import libcst as cst
 from tflint import fixes
 from tflint.diagnostics import Severity
 from tflint.rule import Rule
-from tflint.semantic import target_names, Ctx, FunctionInfo, SemanticModel
+from tflint.semantic import Ctx, FunctionInfo, SemanticModel
 from tflint.semantic.execution import eager_only_branch
-from tflint.semantic.syntax import mentions
+from tflint.semantic.syntax import COMPREHENSIONS, comprehension_targets, mentions
 from tflint.semantic.values import TF_LIST_FUNCS, TF_SINGLE_OPS
 
 
-_COMP_TYPES = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_COMP_TYPES = COMPREHENSIONS
 
 _BOOL_BUILTINS = ("max", "min", "any", "all", "sorted")
 
@@ -404,7 +404,7 @@ def clip(x, lo, hi):
             return any(not isinstance(el, cst.StarredElement) and self.sem.strong_tensor(el.value, fn, True)
                        for el in e.elements)
         if isinstance(e, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-            targets = _comp_targets(e)
+            targets = comprehension_targets(e)
             return not mentions(e.elt, targets) and self.sem.strong_tensor(e.elt, fn, True)
         return False
 
@@ -412,7 +412,7 @@ def clip(x, lo, hi):
         comp = ctx.node if isinstance(ctx.node, _COMP_TYPES) else None
         if comp is None:
             return
-        targets = _comp_targets(comp)
+        targets = comprehension_targets(comp)
         if mentions(node.test, targets):
             hit = _comp_test_is_tensor(self.sem, node.test, comp, ctx.fn)
         else:
@@ -436,15 +436,6 @@ def clip(x, lo, hi):
                                                   fix="use `tf.cond` / `tf.while_loop`"), ctx=ctx)
 
 
-def _comp_targets(comp: cst.BaseExpression) -> set[str]:
-    names: set[str] = set()
-    f = getattr(comp, "for_in", None)
-    while f is not None:
-        names |= set(target_names(f.target))
-        f = f.inner_for_in
-    return names
-
-
 def _comp_test_is_tensor(sem: SemanticModel, test: cst.BaseExpression, comp: cst.BaseExpression,
                          fn: FunctionInfo | None) -> bool:
     """A comprehension condition that uses the comprehension's own targets: a tensor when
@@ -461,7 +452,7 @@ def _comp_test_is_tensor(sem: SemanticModel, test: cst.BaseExpression, comp: cst
             elif isinstance(it, cst.Call) and sem.tf_function_name(it.func) in ("unstack", "split"):
                 elems.add(f.target.value)
         f = f.inner_for_in
-    targets = _comp_targets(comp)
+    targets = comprehension_targets(comp)
 
     def judge(e: cst.BaseExpression) -> bool:
         if not mentions(e, targets):
@@ -610,7 +601,7 @@ def total(x):
     def _shadowed(self, it: cst.BaseExpression, ctx: Ctx) -> bool:
         """The iterable uses a target of an enclosing comprehension (judged wrongly)."""
         for c in ctx.within_function():
-            if isinstance(c.node, _COMP_TYPES) and mentions(it, _comp_targets(c.node)):
+            if isinstance(c.node, _COMP_TYPES) and mentions(it, comprehension_targets(c.node)):
                 return True
         return False
 

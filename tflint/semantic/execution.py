@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import assigned_in, child_nodes, code, flat_targets, name_nodes, walk_scope
+from tflint.semantic.syntax import COMPREHENSIONS, assigned_in, child_nodes, code, comprehension_targets, flat_targets, name_nodes, walk_scope
 
 
 class ExecutionJudgements:
@@ -118,11 +118,8 @@ class ExecutionJudgements:
             node = c.node
             if isinstance(node, cst.For) and c.field == "body":
                 out.update(target_names(node.target))
-            elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-                comp = node.for_in
-                while comp is not None:
-                    out.update(target_names(comp.target))
-                    comp = comp.inner_for_in
+            elif isinstance(node, COMPREHENSIONS):
+                out.update(comprehension_targets(node))
         return out
 
     def traced_only_by_tf_data(self, fn: FunctionInfo | None) -> bool:

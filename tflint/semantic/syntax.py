@@ -153,7 +153,18 @@ def names_read(node: cst.CSTNode) -> set[str]:
     return {n.value for n in name_nodes(node)}
 
 
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def comprehension_targets(comp: cst.CSTNode) -> set[str]:
+    """The names a comprehension's ``for`` clauses bind (its own, in Python 3); empty for
+    anything that is not a comprehension."""
+    names: set[str] = set()
+    f = getattr(comp, "for_in", None)
+    while f is not None:
+        names.update(target_names(f.target))
+        f = f.inner_for_in
+    return names
 
 
 def outer_names_read(node: cst.CSTNode) -> set[str]:
@@ -162,12 +173,8 @@ def outer_names_read(node: cst.CSTNode) -> set[str]:
     reads ``d`` only: a comprehension's targets are its own, in Python 3)."""
     local: set[int] = set()
     for n in walk_scope(node):
-        if isinstance(n, _COMPREHENSIONS):
-            own: set[str] = set()
-            f = n.for_in
-            while f is not None:
-                own.update(target_names(f.target))
-                f = f.inner_for_in
+        if isinstance(n, COMPREHENSIONS):
+            own = comprehension_targets(n)
             if own:
                 local.update(id(x) for x in walk_scope(n) if type(x) is cst.Name and x.value in own)
     return {n.value for n in name_nodes(node) if id(n) not in local}
