@@ -466,25 +466,12 @@ def train_step(x, y):
                 if any(w in s.lower() for w in _TRACE_WORDS):
                     return
         if not any(self.sem.renders_a_tensor(v, ctx.fn) for v in values):
-            if self._under_a_tensor_condition(ctx):
+            if self.sem.under_converted_tensor_condition(ctx):
                 self.report(node, self.BRANCH_MESSAGE.format(what=what), ctx=ctx,
                             fix=self._fix(node, ctx) if what == "print" else None)
             return
         self.report(node, self.MESSAGE.format(what=what), ctx=ctx,
                     fix=self._fix(node, ctx) if what == "print" else None)
-
-    def _under_a_tensor_condition(self, ctx: Ctx) -> bool:
-        """Is ``ctx`` in a branch of an ``if`` (or the body of a ``while``) whose test is
-        surely a tensor, in a function AutoGraph converts? AutoGraph traces both branches
-        of such an ``if``, so Python code in either runs while tracing, whatever the
-        condition turns out to be, and never when the graph runs."""
-        fn = ctx.fn
-        sem = self.sem
-        if fn is None or sem.autograph_off(fn) or \
-                fn.cls is not None and sem.is_keras_layer_call(fn) and sem.is_keras3_layer_class(fn.cls):
-            return False
-        return any(isinstance(c.node, (cst.If, cst.While)) and c.field in ("body", "orelse") and
-                   sem.surely_tf_test(c.node.test, fn) for c in ctx.within_function())
 
     @fixes.offered_only_if_built
     def _fix(self, node: cst.Call, ctx: Ctx):
