@@ -770,7 +770,11 @@ class TensorConditionInKeras3Call(Rule):
     (directly or not) runs anything as a graph: no `tf.function`, tf.data transformation,
     `fit`/`evaluate`/`predict`, `Input`, `Sequential`, functional `Model`, `build`,
     `summary` or export. Such a project calls its layers eagerly, on concrete tensors,
-    where the condition is a plain bool.
+    where the condition is a plain bool. Nor is a layer flagged that an application never
+    makes: no module of the project names its class (or a class derived from it) outside
+    their own bodies, not even in a string or a `globals()` look-up, and the project is
+    not packaged for others (no `setup.py`, nor a `pyproject.toml` or `setup.cfg` that
+    declares a package). A saved copy of an old module is the usual case.
 
     ## Why is this bad?
     Keras 3 does not run AutoGraph on `call`. When it infers output shapes (building a
@@ -1021,7 +1025,7 @@ Ranker().fit(tf.ones([4, 3]), tf.ones([4, 2]))
         with self.sem.params_as_tensors(fn, only=frozenset(inputs)):
             hit = self.sem.condition_is_tensor(test, fn)
         # asked last: outside a project it reads the module's text (rare: a tensor test)
-        if hit and self.sem.keras_layers_may_run_as_graph():
+        if hit and self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(fn.cls):
             self.report(test, self.MESSAGE.format(what=what, cls=fn.cls.name))  # type: ignore[union-attr]
 
     def visit_If(self, node: cst.If, ctx: Ctx) -> None:

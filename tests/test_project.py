@@ -617,6 +617,55 @@ def test_tfl601_only_where_a_module_that_imports_the_layer_may_run_it_as_a_graph
     assert (7, "TFL601") in codes_at(run("check", ".").out, "layers.py")
 
 
+_DEAD_LAYER = ("import tensorflow as tf\nimport keras\n\n\nclass Gate(keras.layers.Layer):\n"
+               "    def call(self, x):\n        if tf.reduce_sum(x) > 0:\n            return x * 2\n"
+               "        return x\n\n\nclass Proj(keras.layers.Layer):\n    def call(self, x):\n        return x\n")
+
+
+@pytest.mark.parametrize("files, flagged", [
+    # Gate is never made: the projects use Proj only (set 47's snapshot copies, set 40's MTCNN)
+    ({"model.py": "import keras\nfrom layers import Proj\n\nm = keras.Sequential([keras.Input((4,)), Proj()])\n"},
+     False),
+    ({"model.py": "import keras\nfrom layers import Gate, Proj\n\nm = keras.Sequential([keras.Input((4,)), Proj()])\n"},
+     False),
+    # a star import from another module brings no name of layers.py
+    ({"util.py": "X = 1\n", "model.py": "import keras\nfrom util import *\nfrom layers import Proj\n\n"
+                                        "m = keras.Sequential([keras.Input((4,)), Proj()])\n"}, False),
+    # used: made, subclassed, looked up by name, re-exported and made elsewhere
+    ({"model.py": "import keras\nfrom layers import *\n\nm = keras.Sequential([keras.Input((4,)), Gate()])\n"},
+     True),
+    ({"model.py": "import keras\nfrom layers import Gate as G\n\nm = keras.Sequential([keras.Input((4,)), G()])\n"},
+     True),
+    ({"model.py": "import keras\nimport layers\n\nclass Gate2(layers.Gate):\n    pass\n\n"
+                  "m = keras.Sequential([keras.Input((4,)), layers.Proj()])\n"}, True),
+    ({"model.py": "import keras\nimport layers\n\nm = keras.Sequential([keras.Input((4,)), getattr(layers, 'Gate')()])\n"},
+     True),
+    ({"blocks.py": "from layers import Gate, Proj\n",
+      "model.py": "import keras\nfrom blocks import Gate\n\nm = keras.Sequential([keras.Input((4,)), Gate()])\n"}, True),
+    # a package for others to install: its users may make it
+    ({"model.py": "import keras\nfrom layers import Proj\n\nm = keras.Sequential([keras.Input((4,)), Proj()])\n",
+      "setup.py": "from setuptools import setup\n\nsetup(name='x')\n"}, True),
+])
+def test_tfl601_silent_on_a_layer_class_the_application_never_uses(project: Path, run, files, flagged) -> None:
+    """A Keras 3 layer whose class nothing in an application names is never made, so its
+    ``call`` never runs, as a graph or not (held-out sets 40 and 47)."""
+    write(project, "layers.py", _DEAD_LAYER)
+    for name, text in files.items():
+        write(project, name, text)
+    assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
+
+
+@pytest.mark.parametrize("made, flagged", [("Proj", False), ("Wrapper", True)])
+def test_tfl601_a_layer_named_only_in_an_unused_class_is_unused(project: Path, run, made, flagged) -> None:
+    """Gate is made in ``Wrapper.__init__`` only: it runs only if Wrapper is made (set 47's
+    wav2vec2 copies)."""
+    write(project, "layers.py", _DEAD_LAYER + "\n\nclass Wrapper(keras.layers.Layer):\n    def __init__(self):\n"
+                                              "        super().__init__()\n        self.gate = Gate()\n")
+    write(project, "model.py", f"import keras\nfrom layers import Proj, Wrapper\n\n"
+                               f"m = keras.Sequential([keras.Input((4,)), {made}()])\n")
+    assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
+
+
 def test_tfl102_tfl103_not_in_a_tf_function_a_script_calls_once(project: Path, run) -> None:
     once = ("import time\nimport numpy as np\nimport tensorflow as tf\n\n\n@tf.function\ndef predict(x):\n"
             "    w = np.random.randn(1, 3)\n    t = tf.constant(time.time())\n"

@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
-from tflint.semantic.names import INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
+from tflint.semantic.names import DYNAMIC_LOOKUPS, INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import COMPREHENSIONS, assigned_in, child_nodes, code, comprehension_targets, flat_targets, name_nodes, walk_scope
@@ -769,16 +769,9 @@ class ExecutionJudgements:
         call sites that ``where`` accepts, its names used for nothing else, and called by
         no other module of the project?"""
         classes = self.classes  # type: ignore[attr-defined]
-        if classes.get(cls.name) is not cls:
+        family = self._family(cls)
+        if not family:
             return False
-        family = {cls.name}
-        grew = True
-        while grew:
-            grew = False
-            for c in classes.values():
-                if c.name not in family and any(isinstance(b, cst.Name) and b.value in family for b in c.bases):
-                    family.add(c.name)
-                    grew = True
         sites = [(call, ctx) for call, ctx in self.all_calls  # type: ignore[attr-defined]
                  if isinstance(call.func, cst.Name) and call.func.value in family]
         if not sites or not all(where(call, ctx) for call, ctx in sites):
@@ -799,6 +792,73 @@ class ExecutionJudgements:
             stack.extend(child_nodes(n))
         # last, as it may summarize the modules that import this one
         return not any(self.external_call_sites(name) for name in family)  # type: ignore[attr-defined]
+
+    def _family(self, cls) -> set[str]:
+        """The names of the module class ``cls`` and of the module's classes derived from
+        it, directly or not; empty when ``cls`` is not a top-level class of the module."""
+        classes = self.classes  # type: ignore[attr-defined]
+        if classes.get(cls.name) is not cls:
+            return set()
+        family = {cls.name}
+        grew = True
+        while grew:
+            grew = False
+            for c in classes.values():
+                if c.name not in family and any(isinstance(b, cst.Name) and b.value in family for b in c.bases):
+                    family.add(c.name)
+                    grew = True
+        return family
+
+    def class_never_used(self, cls) -> bool:
+        """Is the module class ``cls`` dead code of an application: neither it nor a class
+        of the module derived from it is named anywhere outside their own bodies (no call,
+        no subclass, no ``custom_objects`` string, no ``globals()`` look-up), in this module
+        or in any module of the project that imports it, and the project is not packaged
+        for others to use? Then no instance of it is ever made. False without a project
+        (a lone file's classes are there for someone)."""
+        memo = self.__dict__.setdefault("_unused_classes", {})
+        if id(cls) not in memo:
+            memo[id(cls)] = True  # a cycle of classes naming each other makes none used
+            memo[id(cls)] = self._class_never_used(cls)
+        return memo[id(cls)]
+
+    def _class_never_used(self, cls) -> bool:
+        if self.project is None:  # type: ignore[attr-defined]
+            return False
+        family = self._family(cls)
+        if not family:
+            return False
+        body = self.module.body  # type: ignore[attr-defined]
+        own = [b for b in body if type(b) is cst.ClassDef and b.name.value in family]
+        if any(b.decorators for b in own):
+            return False  # ``@register_keras_serializable()``: made by name when a model loads
+        for top in body:
+            if any(top is o for o in own) or not self._names_any(top, family):
+                continue
+            # named in another class of the module: used only if that class is
+            other = self.classes.get(top.name.value) if type(top) is cst.ClassDef else None  # type: ignore[attr-defined]
+            if other is None or other.node is not top or not self.class_never_used(other):
+                return False
+        # last: it reads and parses the modules that import this one
+        return self.project.never_used_elsewhere(family)  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _names_any(node: cst.CSTNode, names: set[str]) -> bool:
+        """Does ``node`` name one of ``names`` (or a dynamic look-up), or hold one as a string?"""
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t is cst.Name and (n.value in names or n.value in DYNAMIC_LOOKUPS):  # type: ignore[attr-defined]
+                return True
+            if t is cst.SimpleString:
+                try:
+                    if n.evaluated_value in names:  # type: ignore[attr-defined]
+                        return True
+                except (ValueError, SyntaxError, TypeError):
+                    return True
+            stack.extend(child_nodes(n))
+        return False
 
     def counts_from_a_reset(self, node: cst.CSTNode, target: cst.BaseExpression, ctx: Ctx) -> bool:
         """``self.epoch = 0`` as an earlier statement of the same function, then ``self.epoch

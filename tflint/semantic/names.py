@@ -41,6 +41,8 @@ KERAS_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Seque
                                "keras.engine.training.Model", "keras.src.models.model.Model",
                                "keras.src.engine.training.Model"})
 KERAS_STEP_METHODS = ("train_step", "test_step", "predict_step")
+#: builtins that look names up by a computed string
+DYNAMIC_LOOKUPS = frozenset({"globals", "locals", "vars", "eval", "exec"})
 #: why a Keras step method is traced (and how the model recognises one)
 KERAS_STEP_REASON = "which Keras runs under tf.function"
 #: ``tf.config.run_functions_eagerly`` in its spellings

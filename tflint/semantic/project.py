@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from tflint.semantic.cache import IndexCache
-from tflint.semantic.names import (DATASET_METHODS, DATASET_ONLY_METHODS, KERAS_MODEL_BASES, KERAS_STEP_METHODS,
+from tflint.semantic.names import (DATASET_METHODS, DYNAMIC_LOOKUPS, DATASET_ONLY_METHODS, KERAS_MODEL_BASES, KERAS_STEP_METHODS,
                                    RUN_EAGERLY_NAMES,
                                    TF_FUNCTION_NAMES, canonical)
 
@@ -723,6 +723,59 @@ def read_regular_file(path: str) -> bytes | None:
             os.close(fd)
 
 
+def _uses_names(tree: ast.Module, names: frozenset[str], source: str) -> tuple[bool, set[str]]:
+    """Whether the module ``tree`` uses one of ``names`` of the module whose last name is
+    ``source`` (see :meth:`ProjectIndex.names_used_elsewhere`), and the local names it
+    imports them as."""
+    aliases: set[str] = set()
+    loads: set[str] = set()
+    attrs: set[str] = set()
+    strings: set[str] = set()
+    modules: set[str] = set()  # names bound by ``import m`` / ``from p import m``
+    getattr_on: set[str] = set()
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Name:
+            loads.add(node.id)  # type: ignore[attr-defined]
+        elif t is ast.Attribute:
+            attrs.add(node.attr)  # type: ignore[attr-defined]
+        elif t is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
+            strings.add(node.value)  # type: ignore[attr-defined]
+        elif t is ast.ImportFrom:
+            here = (node.module or "").rpartition(".")[2] == source  # type: ignore[attr-defined]
+            for a in node.names:  # type: ignore[attr-defined]
+                if a.name == "*" and here:
+                    aliases.update(names)
+                elif a.name in names and here:
+                    aliases.add(a.asname or a.name)
+                else:
+                    modules.add(a.asname or a.name)
+        elif t is ast.Import:
+            for a in node.names:  # type: ignore[attr-defined]
+                modules.add(a.asname or a.name.partition(".")[0])
+        elif t is ast.Call and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+                node.args and isinstance(node.args[0], ast.Name):  # type: ignore[attr-defined]
+            getattr_on.add(node.args[0].id)  # type: ignore[attr-defined]
+    used = bool((names | aliases) & loads or names & attrs or names & strings or DYNAMIC_LOOKUPS & loads or
+                getattr_on & modules)
+    return used, aliases
+
+
+def _declares_package(root: str) -> bool:
+    if os.path.isfile(os.path.join(root, "setup.py")):
+        return True
+    for name, heads in (("pyproject.toml", ("[project]", "[tool.poetry]", "[build-system]")),
+                        ("setup.cfg", ("[metadata]", "[options]"))):
+        try:
+            with open(os.path.join(root, name), encoding="utf-8", errors="replace") as f:
+                text = f.read(1 << 16)
+        except OSError:
+            continue
+        if any(h in text for h in heads):
+            return True
+    return False
+
+
 def find_root(path: str) -> str | None:
     """The nearest folder at or above ``path`` holding a project marker; without one, the
     outermost folder named for the run that holds ``path`` (remembered per folder during
@@ -829,6 +882,7 @@ class ProjectIndex:
         #: from other modules, and every (path, function) found traced
         self._traced_index: dict[str, dict[str, TracedFrom]] = {}
         self._traced_all: set[tuple[str, str]] = set()
+        self._distributable: bool | None = None
 
     # -- files and names
 
@@ -1021,6 +1075,45 @@ class ProjectIndex:
                             rev.setdefault(target.path, set()).add(other.path)
             self._importers = rev
         return self._importers.get(mf.path, set())
+
+    def distributable(self) -> bool:
+        """Whether the project is packaged for others to install (a ``setup.py``, or a
+        ``pyproject.toml`` or ``setup.cfg`` that declares a package): then code the project
+        never uses may still be used by its users."""
+        if self._distributable is None:
+            self._distributable = _declares_package(self.root)
+        return self._distributable
+
+    def names_used_elsewhere(self, mf: ModuleFile, names: Iterable[str]) -> bool:
+        """Whether a module that imports ``mf`` uses one of its top-level ``names``: loads
+        it (or the alias it imports it as), reads it as an attribute (``layers.Gate``),
+        names it in a string (``custom_objects``, ``getattr``) or looks names up
+        dynamically (``globals()``, ``eval``). A module that only imports a name and passes
+        it on is followed to its own importers; a package's ``__init__`` that imports one
+        re-exports it to the package's users, which counts as a use. True when a module
+        cannot be read or parsed: nothing is known of it."""
+        seen = {mf.path}
+        todo = [(mf, frozenset(names))]
+        while todo:
+            cur, wanted = todo.pop()
+            for p in sorted(self.importers(cur)):
+                if p in seen:
+                    continue
+                seen.add(p)
+                other = self.files().get(p)
+                got = self._read(other) if other is not None else None
+                if got is None:
+                    return True
+                try:
+                    tree = ast.parse(got[0])
+                except (SyntaxError, ValueError):
+                    return True
+                used, aliases = _uses_names(tree, wanted, cur.name.rpartition(".")[2])
+                if used or (aliases and other.is_package):
+                    return True
+                if aliases:
+                    todo.append((other, frozenset(aliases)))
+        return False
 
     def top_level_read(self, attr: str, besides: str) -> tuple[str, int] | None:
         """The first module of the project other than ``besides`` (in path order) whose
@@ -1387,6 +1480,15 @@ class ProjectView:
             return (self.index.relpath(got[0]), got[1]) if got is not None else None
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return None
+
+    def never_used_elsewhere(self, names: Iterable[str]) -> bool:
+        """Whether no other module of the project uses one of this file's top-level
+        ``names`` (:meth:`ProjectIndex.names_used_elsewhere`), in a project that is not
+        packaged for others. False when the project cannot be indexed."""
+        try:
+            return not self.index.distributable() and not self.index.names_used_elsewhere(self.module, names)
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return False
 
     def is_keras_model_class(self, qualified: str) -> bool:
         """Whether ``qualified`` (a class as this file imports it, ``pkg.nets.Backbone``)
