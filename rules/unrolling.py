@@ -30,6 +30,7 @@ class PythonLoopUnrolled(Rule):
     loop) whose body builds TensorFlow ops, when its trip count is large or comes from
     data:
     - `range(N)` with a literal `N` above `LARGE_UNROLL` (100);
+    - `range(N)` where `N` is a module constant above `LARGE_UNROLL` (`eval_iters = 200`);
     - `range(n)` where `n` is a parameter of the traced function that every call site
       fills with a number above `LARGE_UNROLL`, or with a Python value that changes from
       call to call (a step count that grows per epoch: a new unrolled graph each time).
@@ -127,6 +128,17 @@ def smooth(x, num_steps):
 
 smooth(tf.zeros([8]), 5)                   # five unrolled steps
 ''',
+        '''import tensorflow as tf
+
+NUM_BLOCKS = 12
+blocks = [tf.keras.layers.Dense(4) for _ in range(NUM_BLOCKS)]
+
+@tf.function
+def forward(x):
+    for i in range(NUM_BLOCKS):            # a module constant, small
+        x = blocks[i](x)
+    return x
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -147,6 +159,18 @@ def simulate(x, num_steps):
 
 simulate(tf.zeros([3]), 1000)
 ''',
+        '''import tensorflow as tf
+
+eval_iters = 200
+model = tf.keras.layers.Dense(1)
+
+@tf.function
+def estimate_loss(x):
+    losses = []
+    for k in range(eval_iters):  # TFL403
+        losses.append(tf.reduce_mean(model(x)))
+    return tf.reduce_mean(losses)
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -166,6 +190,18 @@ def simulate(x, num_steps):
     return x
 
 simulate(tf.zeros([3]), 1000)
+'''),
+        (2, '''import tensorflow as tf
+
+eval_iters = 200
+model = tf.keras.layers.Dense(1)
+
+@tf.function
+def estimate_loss(x):
+    losses = []
+    for k in tf.range(eval_iters):  # TFL403
+        losses.append(tf.reduce_mean(model(x)))
+    return tf.reduce_mean(losses)
 '''),
     )
 
@@ -199,6 +235,10 @@ simulate(tf.zeros([3]), 1000)
                 return f"`{stop.value}` times, and traced again for every value ({v.why})" if v.why else \
                     f"`{stop.value}` times, and traced again for every value"
             if v.has_const and isinstance(v.const, int) and v.const > LARGE_UNROLL:
+                return f"{v.const} times (`{stop.value}`)"
+        elif isinstance(stop, cst.Name) and stop.value not in fn.assigns:
+            v = self.sem.value_of(stop, fn)  # a module constant: ``eval_iters = 200``
+            if v.has_const and type(v.const) is int and v.const > LARGE_UNROLL:
                 return f"{v.const} times (`{stop.value}`)"
         return None
 
