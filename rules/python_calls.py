@@ -1058,7 +1058,8 @@ class NumpyInTracedCode(Rule):
     ## What it does
     Flags calls of `np.*` functions inside traced code when an argument is a tensor
     (a parameter of the traced function, the result of a TensorFlow op, or arithmetic on
-    those). NumPy on static values (`np.prod(x.shape)`, `np.sqrt(d_model)`, constant
+    those). A parameter that the function's annotation or docstring gives a Python type
+    (`n: int`, `n (int): ...`, `n: int, the length`) is no tensor. NumPy on static values (`np.prod(x.shape)`, `np.sqrt(d_model)`, constant
     tables) is fine and is not flagged; NumPy random sampling is TFL103.
 
     ## Why is this bad?
@@ -1181,6 +1182,27 @@ def _as_type(x, x_type):
 @tf.function
 def f(a, dims):
     return tf.reshape(a, _as_type(dims, tuple))
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+def _rdft_matrix(dft_length):
+    """A DFT matrix.
+
+    Args:
+        dft_length (int) - DFT length
+    """
+    k = np.arange(0, dft_length // 2 + 1)
+    return np.exp(-2j * np.pi * np.outer(k, np.arange(dft_length)) / dft_length).astype(np.complex64).T
+
+@tf.function
+def rdft(signal, dft_length):
+    """Args:
+        signal: the framed signal, a tensor.
+        dft_length: int, the DFT length (a Python int: the matrix is built once per trace).
+    """
+    mat = _rdft_matrix(dft_length)
+    return tf.matmul(tf.cast(signal, tf.complex64), tf.constant(np.real(mat) + 1j * np.imag(mat)))
 ''',
     )
     INVALID = (

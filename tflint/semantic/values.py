@@ -29,8 +29,8 @@ class ValueJudgements:
                   _whole: bool = True) -> bool:
         """Cheap intra-procedural guess: may ``expr`` be a symbolic tensor while tracing?
 
-        Tensors: parameters of traced functions (unless their default or annotation is a
-        Python scalar/str/None, or they are ``self``/``cls``), results of ``tf.*`` calls,
+        Tensors: parameters of traced functions (unless their default, annotation or
+        docstring type is a Python scalar/str/None, or they are ``self``/``cls``), results of ``tf.*`` calls,
         arithmetic, subscripts and most methods on tensors, locals assigned from those.
         Not tensors: ``.shape``, ``.dtype``, ``.name``, ``.ndim``, ``len(...)``,
         ``isinstance``, comparisons with ``None``, literals.
@@ -266,6 +266,8 @@ class ValueJudgements:
                 if text in ("int", "float", "bool", "str", "None", "dict", "list", "tuple") or \
                         text.endswith(("Config", "Params", "Mode")):
                     return False
+            elif documented_python_scalar(fn, name):  # ``dft_length (int): DFT length``
+                return False
             dv = p.default
             if isinstance(dv, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString,
                                cst.Dict, cst.List, cst.Tuple, cst.Lambda)):
@@ -1188,6 +1190,51 @@ def annotated_python_scalar(fn: FunctionInfo, name: str) -> bool:
         if p.name.value == name and p.annotation is not None:
             return code(p.annotation.annotation) in ("int", "float", "bool", "str")
     return False
+
+
+_DOC_SCALARS = ("int", "float", "bool", "str")
+_DOC_NOT_SCALAR = ("tensor", "array", "variable", "tf.", " or ", "|", "list", "tuple")
+
+
+def documented_python_scalar(fn: FunctionInfo, name: str) -> bool:
+    """Does the docstring of ``fn`` give the parameter ``name`` a Python scalar type, in a
+    common style (``name (int): ...``, ``name (int) - ...``, ``name: int, ...``,
+    ``name : int``, ``:type name: int``), with no tensor or array named beside it?"""
+    memo = fn.__dict__.setdefault("_doc_types", None)
+    if memo is None:
+        memo = fn.__dict__["_doc_types"] = _doc_types(fn)
+    return memo.get(name, False)
+
+
+def _doc_types(fn: FunctionInfo) -> dict[str, bool]:
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock) or not node.body.body:
+        return {}
+    first = node.body.body[0]
+    if not (isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr) and
+            isinstance(first.body[0].value, cst.SimpleString)):
+        return {}
+    try:
+        doc = first.body[0].value.evaluated_value
+    except (ValueError, SyntaxError):
+        return {}
+    if not isinstance(doc, str):
+        return {}
+    out: dict[str, bool] = {}
+    for line in doc.splitlines():
+        line = line.strip()
+        for p in fn.param_names:
+            if p in out:
+                continue
+            for head in (p + " (", p + "(", p + ":", p + " :", ":type " + p + ":"):
+                if line.startswith(head):
+                    rest = line[len(head):].lstrip()
+                    kind = rest.split(")")[0] if head.endswith("(") else rest
+                    word = kind.replace(",", " ").split()[0] if kind.split() else ""
+                    low = kind.lower()
+                    out[p] = word in _DOC_SCALARS and not any(w in low for w in _DOC_NOT_SCALAR)
+                    break
+    return out
 
 
 def annotated_tensor(fn: FunctionInfo, name: str) -> bool:
