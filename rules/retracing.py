@@ -829,8 +829,10 @@ class TfFunctionCreatedInLoop(Rule):
     run when they themselves are called inside a loop. Creating one function per item and
     storing it (the guide's "one tf.function per optimizer"), a function that only traced
     code calls (each trace of its caller traces it again anyway), and cached creation under a
-    first-call guard are not flagged. A factory that another module of the project calls
-    in a loop is flagged too, naming that module and line.
+    first-call guard are not flagged, nor is a factory that the loop gives a new value
+    the function closes over (`for model_fn in model_fns: build(model_fn)`, directly or
+    through a helper): each iteration needs its own function. A factory that another
+    module of the project calls in a loop is flagged too, naming that module and line.
 
     ## Why is this bad?
     Every `tf.function` object keeps its own traces. A new one per iteration traces and
@@ -1094,6 +1096,24 @@ for rnd in range(5):                     # the round's pruned model: built by ot
     for x, y in batches:
         train_one_step(model, x, y)
 ''',
+        '''import tensorflow as tf
+
+def build_eval(model_fn):
+    @tf.function
+    def client_eval(x):
+        with tf.init_scope():
+            model = model_fn()
+        return model(x)
+    return client_eval
+
+def build_process(model_fn):
+    client_eval = build_eval(model_fn)
+    return client_eval(tf.ones([1, 2]))
+
+model_fns = [lambda: tf.keras.layers.Dense(1), lambda: tf.keras.layers.Dense(2)]
+for model_fn in model_fns:                 # one function per model: each is traced once anyway
+    build_process(model_fn)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1232,6 +1252,8 @@ for epoch in range(10):                   # a notebook's training loop
                 continue
             for outer, octx in sem.all_calls:
                 if sem.resolve_callee(outer, octx.fn) is user and next(sem.python_loops(octx), None) is not None:
+                    if self._one_per_value_through(outer, user, call, factory, reads, octx):
+                        continue
                     return (f"on every call of `{factory.name}` by `{user.name}`, which is called in a loop "
                             f"(line {sem.line_of(outer)})")
             if user.parent is None and user.cls is None:
@@ -1304,6 +1326,21 @@ for epoch in range(10):                   # a notebook's training loop
         bound = self.sem.bound_args(call, factory, partial=True) or {}
         changing = self.sem.iteration_names(ctx)
         return any(name in bound and names_read(bound[name].value) & changing for name in reads)
+
+    def _one_per_value_through(self, outer: cst.Call, user: FunctionInfo, call: cst.Call, factory: FunctionInfo,
+                               reads: set[str], octx: Ctx) -> bool:
+        """:meth:`_one_per_value` one call further out: the loop calls ``user`` with a new
+        value (``model_fn`` of a loop over the models) for a parameter that ``user`` hands
+        to the factory (``call``) for a parameter the tf.function closes over."""
+        if not reads:
+            return False
+        bound = self.sem.bound_args(call, factory, partial=True) or {}
+        fed = set().union(*(names_read(bound[name].value) for name in reads if name in bound)) & user.param_names
+        if not fed:
+            return False
+        outer_bound = self.sem.bound_args(outer, user, partial=True) or {}
+        changing = self.sem.iteration_names(octx)
+        return any(name in outer_bound and names_read(outer_bound[name].value) & changing for name in fed)
 
     def _called_in_loop(self, node: cst.Call, ctx: Ctx, loop: Ctx) -> bool:
         """Is the function ``node`` creates called in the same loop, by a call that would
