@@ -637,7 +637,12 @@ def print_report(summary: dict, findings: list[Finding], file_findings: list[Fin
     for e in s["tflint_errors"]:
         print(f"  tflint failed: {e}")
     if stale:
-        print(f"\n{len(stale)} judgements match no finding now (fixed, or the line changed)")
+        by = {v: sum(j.verdict == v for j in stale) for v in ("true", "demo", "false")}
+        print(f"\n{len(stale)} judgements match no finding now (fixed, or the line changed): "
+              + ", ".join(f"{n} {v}" for v, n in by.items() if n))
+        for j in stale:
+            if j.verdict != "false":  # a finding judged right that is gone: lost, or moved
+                print(f"  no longer found [{j.verdict}]: {j.repo}/{j.path}: {j.rule} {j.line[:80]}")
     if listing:
         print()
         for f in findings:
