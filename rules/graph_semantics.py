@@ -329,7 +329,10 @@ class StaleCapturedGlobal(Rule):
     Names that are only ever bound once (constants, `UPPER_CASE` settings), modules,
     functions, classes, `tf.Variable`s, `tf.constant`s and Keras objects are not flagged,
     nor are alternative definitions at import time (`try/except ImportError`, `if`/`else`)
-    or a lazy initialisation under `if _x is None:`.
+    or a lazy initialisation under `if _x is None:`. Nor is a latch that only guards
+    traced code (`if not _initialized: raise RuntimeError(...)`, or an `assert`), when
+    the functions that set it through `global` all set it to one constant: a trace
+    before it is set raises, so every graph holds the value it keeps.
 
     The same goes for `self.<attr>` read in a traced method when an eager method of the
     class rebinds it to a Python value and also calls a `tf.function` method of the class
@@ -658,6 +661,36 @@ if __name__ == "__main__":
 def evaluate(x):
     return x + shift
 ''',
+        '''import tensorflow as tf
+_initialized = False
+
+
+def _assert_initialized():
+    if not _initialized:         # a trace before initialize() raises
+        raise RuntimeError("call initialize() first")
+
+
+def replica_batch_size():
+    _assert_initialized()
+    return 4
+
+
+def initialize():
+    global _initialized
+    _initialized = True
+
+
+initialize()
+
+
+@tf.function
+def step(x):
+    return tf.reshape(x, (replica_batch_size(), -1))
+
+
+for _ in range(3):
+    step(tf.ones([4, 2]))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -774,6 +807,27 @@ if __name__ == "__main__":
     for iteration in range(100):
         rnd = np.random.randint(2)           # a new draw per iteration; the graph keeps the first
         train_step(tf.constant(1.0))
+''',
+        '''import tensorflow as tf
+
+_warm = False
+
+
+def warm_up():
+    global _warm
+    _warm = True
+
+
+@tf.function
+def step(x):
+    if _warm:  # TFL109
+        return x * 2.0
+    return x
+
+
+step(tf.ones([2]))
+warm_up()
+step(tf.ones([2]))
 ''',
     )
 
@@ -904,9 +958,12 @@ if __name__ == "__main__":
                 continue
             if self._always_same_constant(name, glob):
                 continue  # rebound to the value it had: the graph cannot go stale
+            latch = self._latch_value(name)
             for node, ctx in reads:
                 if id(node) in self._not_reads(ctx.fn):
                     continue
+                if latch is not None and _raises_unless_latched(node, ctx.fn, latch[0]):
+                    continue  # a trace before the latch is set raises: every graph has the latched value
                 if sem.traced_only_by_tf_data(ctx.fn):
                     continue  # each transformation traces anew, with the value of that moment
                 # a setter that only start-up code runs, before the function exists, sets
@@ -993,6 +1050,20 @@ if __name__ == "__main__":
         consts = [sem.value_of(v, None) for v in values]
         return all(c.has_const for c in consts) and len({repr(c.const) for c in consts}) == 1
 
+    def _latch_value(self, name: str) -> tuple[object] | None:
+        """``_initialized = False`` at module level, then only ``global _initialized;
+        _initialized = True`` in functions: a latch that, once set, keeps one value. That
+        value (in a 1-tuple), or None when ``name`` is rebound any other way."""
+        sem = self.sem
+        sets = self._global_assigns.get(name, ())
+        if len(sem.module_assigns.get(name, ())) != 1 or self._module_rebinds.get(name, [None])[1:] or not sets or \
+                any(v is None for v, _, _ in sets):
+            return None
+        consts = [sem.value_of(v, None) for v, _, _ in sets]
+        if not all(c.has_const for c in consts) or len({repr(c.const) for c in consts}) != 1:
+            return None
+        return (consts[0].const,)
+
     def _not_reads(self, fn: FunctionInfo | None) -> set[int]:
         """Names in ``fn`` that are not reads of a variable: attribute names, keyword
         argument names and comprehension targets (computed only for files with a candidate)."""
@@ -1056,6 +1127,42 @@ if __name__ == "__main__":
         """A module-level assignment after the first one."""
         firsts = self._module_rebinds.get(name, ())
         return bool(firsts) and firsts[0][0] is not node or len(self.sem.module_assigns.get(name, ())) > 1
+
+
+def _raises_unless_latched(read: cst.Name, fn: FunctionInfo | None, latched: object) -> bool:
+    """Is ``read`` the test of an ``if`` whose body only raises (``if not _initialized:
+    raise RuntimeError(...)``) or of an ``assert``, and does the test pass (no raise) only
+    with the ``latched`` value? Then tracing before the latch is set fails, and every
+    graph that exists was traced with the value the name keeps from then on."""
+    if fn is None:
+        return False
+
+    def holds(test: cst.BaseExpression) -> bool | None:
+        """The test's truth with the name latched; None when not a test of ``read``."""
+        if test is read:
+            return bool(latched)
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            got = holds(test.expression)
+            return None if got is None else not got
+        if isinstance(test, cst.Comparison) and test.left is read and len(test.comparisons) == 1 and \
+                isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
+            op = test.comparisons[0].operator
+            if isinstance(op, cst.Is):
+                return latched is None
+            if isinstance(op, cst.IsNot):
+                return latched is not None
+        return None
+
+    for n in _walk(fn.node):
+        if isinstance(n, cst.Assert):
+            if holds(n.test) is True:
+                return True
+        elif isinstance(n, cst.If) and n.orelse is None and isinstance(n.body, cst.IndentedBlock) and \
+                all(isinstance(st, cst.SimpleStatementLine) and all(isinstance(x, cst.Raise) for x in st.body)
+                    for st in n.body.body):
+            if holds(n.test) is False:
+                return True
+    return False
 
 
 def _rebound_before_in_same_loop(sem, root, name: str, def_line: int) -> bool:
