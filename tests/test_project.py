@@ -666,6 +666,23 @@ def test_tfl601_a_layer_named_only_in_an_unused_class_is_unused(project: Path, r
     assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
 
 
+def test_what_an_imported_factory_returns_to_dataset_map_is_traced(project: Path, run) -> None:
+    """``ds.map(parse_function_generator(80))`` with the factory in another module: the
+    parser it defines is traced, the factory itself runs eagerly (held-out set 50,
+    YOLOv4-tf2's flip drawn once for every image)."""
+    write(project, "create_dataset.py", "import numpy as np\nimport tensorflow as tf\n\n\n"
+                                        "def parse_function_generator(n):\n    print('building', n)\n\n"
+                                        "    def parse_function(x):\n"
+                                        "        flip = tf.math.less(np.random.rand(), 0.5)\n"
+                                        "        return tf.cond(flip, lambda: -x, lambda: x)\n"
+                                        "    return parse_function\n")
+    write(project, "train.py", "import tensorflow as tf\nfrom create_dataset import parse_function_generator\n\n"
+                               "ds = tf.data.Dataset.range(10).map(parse_function_generator(80))\n")
+    r = run("check", ".")
+    assert codes_at(r.out, "create_dataset.py") == [(9, "TFL103")], r.out
+    assert "through `parse_function_generator()` in `train.py` (line 4)" in r.out, r.out
+
+
 def test_tfl102_tfl103_not_in_a_tf_function_a_script_calls_once(project: Path, run) -> None:
     once = ("import time\nimport numpy as np\nimport tensorflow as tf\n\n\n@tf.function\ndef predict(x):\n"
             "    w = np.random.randn(1, 3)\n    t = tf.constant(time.time())\n"

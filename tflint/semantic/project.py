@@ -499,13 +499,13 @@ class _Summarizer(ast.NodeVisitor):
             f = self._local_function(target, caller)
             if f is not None and f.root is None:
                 f.root = "which runs under tf.function"
-            elif f is None and target.split(".")[0] in out.imports:
+            elif f is None and target.removesuffix("()").split(".")[0] in out.imports:
                 out.passed.append(PassedRoot(target, caller, line, "`tf.function`", "which runs it as a graph"))
         for target, caller, method, line in self.dataset_fns:
             f = self._local_function(target, caller)
             if f is not None and f.root is None:
                 f.root = f"passed to `Dataset.{method}`, which always traces it as a graph"
-            elif f is None and target.split(".")[0] in out.imports:
+            elif f is None and target.removesuffix("()").split(".")[0] in out.imports:
                 out.passed.append(PassedRoot(target, caller, line, f"`Dataset.{method}`",
                                              "which always traces it as a graph"))
         # Keras steps are roots only once their class is known to be a Keras model, which
@@ -535,6 +535,9 @@ def _handed_over(arg: ast.expr) -> list[str]:
     if isinstance(arg, ast.Lambda):
         return [d for c in ast.walk(arg.body) if isinstance(c, ast.Call) for d in (_dotted(c.func),)
                 if d is not None]
+    if isinstance(arg, ast.Call):  # ``ds.map(make_parser(80))``: what the factory returns
+        d = _dotted(arg.func)
+        return [] if d is None else [d + "()"]
     d = _dotted(arg)
     return [] if d is None else [d]
 
@@ -1291,17 +1294,26 @@ class ProjectIndex:
             origin[(mf.path, name)] = (name, self.relpath(mf.path), why)
             work.append((mf, name))
         for p in s.passed:  # an imported function handed to tf.function / Dataset.map
-            head = p.target.split(".")[0]
-            got = self.resolve(s.imports[head] + p.target[len(head):], mf) if head in s.imports else None
+            target, made = (p.target[:-2], True) if p.target.endswith("()") else (p.target, False)
+            head = target.split(".")[0]
+            got = self.resolve(s.imports[head] + target[len(head):], mf) if head in s.imports else None
             if got is None or got[0].path == mf.path:
                 continue
             t_sum = self.summary(got[0])
-            key = (got[0].path, got[1])
-            if t_sum is None or got[1] not in t_sum.functions or key in out:
+            if t_sum is None or got[1] not in t_sum.functions:
                 continue
-            out[key] = TracedFrom(p.caller or "<module>", self.relpath(mf.path), p.line, p.reason, p.to)
-            origin[key] = (got[1], self.relpath(got[0].path), p.reason)
-            work.append(got)
+            # ``ds.map(parsers.make(80))``: the factory runs eagerly; the functions it
+            # defines (the one it returns among them) are what is traced
+            picked = [n.name for n in t_sum.functions.values() if n.parent == got[1] and n.cls is None] if made \
+                else [got[1]]
+            to = f"{p.to} through `{_short(target)}()`" if made else p.to
+            for fn_name in picked:
+                key = (got[0].path, fn_name)
+                if key in out:
+                    continue
+                out[key] = TracedFrom(p.caller or "<module>", self.relpath(mf.path), p.line, p.reason, to)
+                origin[key] = (fn_name, self.relpath(got[0].path), p.reason)
+                work.append((got[0], fn_name))
         while work:
             cur_mf, fn = work.pop()
             cur = self.summary(cur_mf)
