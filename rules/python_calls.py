@@ -39,8 +39,8 @@ class PrintInTracedCode(Rule):
     ## What it does
     Flags `print(...)`, `logging.*(...)`, `logger.*(...)` and `warnings.warn(...)` calls
     inside traced code when one of the printed values is a tensor, or a tuple, list or
-    dict display or an f-string that holds one (`print(f"box {x0, y0}")`). A tensor
-    formatted with a format spec (`print(f"loss {loss:.4f}")`) is reported as the error
+    dict display or an f-string that holds one (`print(f"box {x0, y0}")`), or the list
+    `tape.gradient(loss, [w])` returns. A tensor formatted with a format spec (`print(f"loss {loss:.4f}")`) is reported as the error
     it is: a symbolic tensor refuses the spec, and tracing fails with `TypeError`. A call
     that prints no tensor is flagged only in a branch of a tensor `if` (or a tensor
     `while`) that AutoGraph converts: it runs while tracing whatever the condition, so
@@ -329,6 +329,19 @@ def solve(x, y0):
         print("Error: first point is not the initial value")  # TFL101
     return x
 ''',
+        '''import tensorflow as tf
+
+w = tf.Variable(1.0)
+
+
+@tf.function
+def train_step(x):
+    with tf.GradientTape() as tape:
+        loss = w * x
+    gradients = tape.gradient(loss, [w])
+    print(gradients)  # TFL101
+    return loss
+''',
     )
     FIXED = (
         (10, '''import tensorflow as tf
@@ -438,6 +451,19 @@ def train_step(x, y):
     tf.print("loss: ", loss, ", box: ", (x[0], x[1]), sep="")  # TFL101
     tf.print((loss, y))  # TFL101
     print(f"loss: {tf.reduce_mean(loss):.4f}")  # TFL101
+    return loss
+'''),
+        (11, '''import tensorflow as tf
+
+w = tf.Variable(1.0)
+
+
+@tf.function
+def train_step(x):
+    with tf.GradientTape() as tape:
+        loss = w * x
+    gradients = tape.gradient(loss, [w])
+    tf.print(gradients)  # TFL101
     return loss
 '''),
     )

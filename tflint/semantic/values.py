@@ -519,7 +519,25 @@ class ValueJudgements:
         if isinstance(expr, cst.FormattedString):
             return any(isinstance(p, cst.FormattedStringExpression) and self.renders_a_tensor(p.expression, fn, d)
                        for p in expr.parts)
+        if fn is not None and isinstance(expr, cst.Name) and expr.value in fn.assigns and \
+                expr.value not in fn.param_names and \
+                all(isinstance(v, cst.Call) and self.tape_gradient(v, fn) for v in fn.assigns[expr.value]):
+            return True  # ``gradients = tape.gradient(loss, [w])``: a list of tensors
         return self.is_tensor(expr, fn)
+
+    def tape_gradient(self, call: cst.Call, fn: FunctionInfo) -> bool:
+        """Is ``call`` ``tape.gradient(...)`` on a ``tf.GradientTape`` that ``fn`` opens
+        (``with tf.GradientTape() as tape:``)? It returns a tensor, or a list of them."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "gradient" and
+                isinstance(call.func.value, cst.Name)):
+            return False
+        name = call.func.value.value
+        for n in walk_scope(fn.node.body):
+            if type(n) is cst.WithItem and isinstance(n.asname, cst.AsName) and \
+                    isinstance(n.asname.name, cst.Name) and n.asname.name.value == name and \
+                    isinstance(n.item, cst.Call) and self.resolves_to(n.item.func, {"tensorflow.GradientTape"}):
+                return True
+        return False
 
     def is_tensor_test(self, test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
         """A condition AutoGraph turns into ``tf.cond``/``tf.while_loop`` (``and``/``or``/``not``
