@@ -1336,11 +1336,7 @@ for epoch in range(10):                   # a notebook's training loop
             return False
         bound = self.sem.bound_args(call, factory, partial=True) or {}
         fed = set().union(*(names_read(bound[name].value) for name in reads if name in bound)) & user.param_names
-        if not fed:
-            return False
-        outer_bound = self.sem.bound_args(outer, user, partial=True) or {}
-        changing = self.sem.iteration_names(octx)
-        return any(name in outer_bound and names_read(outer_bound[name].value) & changing for name in fed)
+        return self._one_per_value(outer, user, fed, octx)
 
     def _called_in_loop(self, node: cst.Call, ctx: Ctx, loop: Ctx) -> bool:
         """Is the function ``node`` creates called in the same loop, by a call that would

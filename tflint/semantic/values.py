@@ -1218,7 +1218,7 @@ def documented_python_scalar(fn: FunctionInfo, name: str) -> bool:
     """Does the docstring of ``fn`` give the parameter ``name`` a Python scalar type, in a
     common style (``name (int): ...``, ``name (int) - ...``, ``name: int, ...``,
     ``name : int``, ``:type name: int``), with no tensor or array named beside it?"""
-    memo = fn.__dict__.setdefault("_doc_types", None)
+    memo = fn.__dict__.get("_doc_types")
     if memo is None:
         memo = fn.__dict__["_doc_types"] = _doc_types(fn)
     return memo.get(name, False)
