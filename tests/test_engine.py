@@ -86,6 +86,27 @@ def test_prefilter() -> None:
     assert (d.code, d.line) == ("TFL001", 3)
 
 
+NEWER_SYNTAX = [
+    'd = {"a": 1}\nprint(f"{d["a"]}")\n',  # PEP 701: an f-string reusing its quotes
+    "type Pair = tuple[int, int]\n",  # a type statement
+    "def first[T](xs: list[T]) -> T:\n    return xs[0]\n",  # generic function
+]
+
+
+@pytest.mark.parametrize("source", NEWER_SYNTAX)
+def test_syntax_of_a_newer_python_is_no_syntax_error(source: str) -> None:
+    """A project written for Python 3.12 linted under 3.11: libcst reads its grammar, so a
+    file tflint parses is linted; a file it only checks with CPython's parser must not be
+    called broken either (CPython 3.11 refuses these lines)."""
+    assert lint_source(source, "x.py") == []
+    assert lint_source("import tensorflow as tf\n" + source, "t.py") == []
+    traced = "import tensorflow as tf\n" + source + "@tf.function\ndef f(x):\n    print(x)\n    return x\n"
+    assert [d.code for d in lint_source(traced, "t.py")] == ["TFL101"]
+    # a broken line beside it is still a syntax error
+    (d,) = lint_source(source + "def g(:\n", "x.py")
+    assert d.code == "TFL001"
+
+
 def test_prefilter_skips_files_without_traced_code_entirely(monkeypatch) -> None:
     import libcst
 

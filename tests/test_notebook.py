@@ -53,6 +53,16 @@ def test_findings_carry_cell_and_cell_line(project: Path, run) -> None:
     assert r.out.count("\n") == 1
 
 
+def test_a_cell_in_newer_python_syntax_is_linted(project: Path, run) -> None:
+    """An f-string that reuses its quotes (Python 3.12) in a cell: under 3.11 CPython
+    refuses it, libcst reads it; the cell is linted, not reported as broken."""
+    cell = 'd = {"a": 1}\nprint(f"{d["a"]}")\n' + BAD_FN
+    write(project, "nb.ipynb", _nb(_cell("code", IMPORT), _cell("code", _lines(cell))))
+    r = run("check", "nb.ipynb")
+    assert r.out.startswith("nb.ipynb:cell 2:5:5: TFL101 "), r.out
+    assert "TFL001" not in r.out
+
+
 def test_folder_walk_finds_notebooks(project: Path, run) -> None:
     write(project, "pkg/nb.ipynb", _nb(_cell("code", IMPORT + BAD_FN)))
     r = run("check", "pkg")

@@ -41,8 +41,10 @@ ENGINE_PAGES = {
 Reports a file that tflint cannot read as Python 3: a syntax error (with the parser's
 reason and position), Python 2 code, bytes that do not decode in the file's encoding
 (at the first such byte), a NUL byte, or nesting too deep for the parser. Every
-checked file gets this check, whether it mentions TensorFlow or not. Under flake8 a
-file that does not parse is flake8's own E999 instead.
+checked file gets this check, whether it mentions TensorFlow or not. Code written for a
+newer Python than the one tflint runs on (Python 3.12's `type` statements, generic
+`def f[T]()`, f-strings that reuse their quotes) is read with that grammar and linted, not
+reported. Under flake8 a file that does not parse is flake8's own E999 instead.
 
 ## Why is this bad?
 A file that does not parse is not linted at all, so every other rule is silent on it.

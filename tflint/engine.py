@@ -155,7 +155,7 @@ def _lint_source(source: str | bytes, path: str, settings: Settings, python_pars
         # nothing for the rules here, but a file that does not parse still deserves its
         # TFL001: CPython's parser is much cheaper than libcst's
         problem = _python_syntax_error(text, strict=True) if want_001 and not python_parsed else None
-        if problem is None:
+        if problem is None or (_bracket_depth(text) <= _MAX_BRACKET_DEPTH and newer_grammar_reads(text)):
             return []
         line, col, msg = problem
         return [_engine_diag("TFL001", f"syntax error: {_one_line(msg)}", path, line, col)]
@@ -370,6 +370,26 @@ def _python_syntax_error(text: str, strict: bool = False) -> tuple[int, int, str
     except (ValueError, OverflowError):
         return None
     return None
+
+
+def newer_grammar_reads(text: str) -> bool:
+    """Under a Python older than libcst's newest grammar, does libcst read ``text`` that
+    CPython refused? Then it is code for a newer Python (``type X = ...``, ``def f[T]()``,
+    f-strings that reuse their quotes), not a broken file: the files libcst parses for
+    the rules are read with that grammar already, so a project written for 3.12 is linted
+    the same under 3.11."""
+    if sys.version_info >= _NEWEST_GRAMMAR:
+        return False
+    try:
+        _parse_with_big_stack(text)
+    except Exception:
+        return False
+    return True
+
+
+#: the newest Python grammar libcst's parser reads (3.12: ``type`` statements, generic
+#: ``def f[T]()``, PEP 701 f-strings)
+_NEWEST_GRAMMAR = (3, 12)
 
 
 def _traced_from_elsewhere(project: "ProjectView | None") -> bool:

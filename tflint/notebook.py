@@ -395,6 +395,10 @@ def _syntax_error(source: str) -> tuple[int, int, str] | None:
     try:
         compile(source, "<cell>", "exec", flags=_COMPILE_FLAGS, dont_inherit=True)
     except SyntaxError as e:
+        from tflint.engine import newer_grammar_reads
+
+        if newer_grammar_reads(source):
+            return None  # code for a newer Python than this one: the cell is read as such
         return (e.lineno or 1, max((e.offset or 1) - 1, 0), _one_line(e.msg))
     except (ValueError, RecursionError, MemoryError, OverflowError) as e:
         return (1, 0, _one_line(f"{type(e).__name__}: {e}"))
