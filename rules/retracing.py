@@ -39,6 +39,12 @@ def tf_function_callee(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> Function
         method = sem.instance_method(func, ctx.fn)
         if method is not None and method.tf_function_decorated:
             return method
+    if callee is None and isinstance(func, (cst.Name, cst.Attribute)):
+        # ``sched(step)`` on ``sched = WarmUp(...)``: a class here whose ``__call__`` is a tf.function
+        cls = sem.instance_class(func, ctx.fn)
+        method = sem.method_of(cls, "__call__") if cls is not None else None
+        if method is not None and method.tf_function_decorated:
+            return method
     if isinstance(call.func, cst.Name):
         name = call.func.value
         scopes = list(ctx.fn.scope_chain()) if ctx.fn is not None else []
@@ -52,6 +58,14 @@ def tf_function_callee(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> Function
                 if target is not None and target.tf_function:
                     return target
     return None
+
+
+def _label(fn: FunctionInfo) -> str:
+    """How a message names the traced function: ``WarmUp.__call__`` for an instance's
+    call, else the function's name."""
+    if fn.name == "__call__" and fn.cls is not None:
+        return f"{fn.cls.name}.__call__"
+    return fn.name
 
 
 def _names(call: cst.Call, fn: FunctionInfo) -> bool:
@@ -509,8 +523,38 @@ for _ in range(10):
     agent.update(tf.constant(1.0), step_count)  # TFL401
     step_count += 1
 ''',
+        '''import tensorflow as tf
+
+class WarmUp(tf.keras.optimizers.schedules.LearningRateSchedule):
+    def __init__(self, peak):
+        self.peak = peak
+
+    @tf.function
+    def __call__(self, step):
+        return self.peak * tf.minimum(1.0, tf.cast(step, tf.float32) / 1000.0)
+
+schedule = WarmUp(1e-3)
+for step in range(10000):
+    if step % 100 == 0:
+        tf.summary.scalar("lr", schedule(step), step=step)  # TFL401
+''',
     )
     FIXED = (
+        (9, '''import tensorflow as tf
+
+class WarmUp(tf.keras.optimizers.schedules.LearningRateSchedule):
+    def __init__(self, peak):
+        self.peak = peak
+
+    @tf.function
+    def __call__(self, step):
+        return self.peak * tf.minimum(1.0, tf.cast(step, tf.float32) / 1000.0)
+
+schedule = WarmUp(1e-3)
+for step in range(10000):
+    if step % 100 == 0:
+        tf.summary.scalar("lr", schedule(tf.constant(step)), step=step)  # TFL401
+'''),
         (8, '''import tensorflow as tf
 
 class Agent:
@@ -665,7 +709,7 @@ def augment(image):
                     continue
                 why = self._varies(value, ctx)
                 if why is not None:
-                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=why), ctx=None,
+                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=_label(callee), why=why), ctx=None,
                                 fix=self._fix(value, ctx))
         external = self._external_sites()
         for (callee, key), calls in external.items():
@@ -681,7 +725,7 @@ def augment(image):
                 self._report_external(callee, key, [(c, a) for c, a in calls if a.kind == "literal" and not c.in_loop])
                 if len({lit for _, lit, _, _, _ in local}) < LITERAL_VARIANTS:  # else reported below
                     for value, _, ctx, _, _ in local:
-                        self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name, why=""),
+                        self.report(value, self.MESSAGE.format(arg=_code(value), fn=_label(callee), why=""),
                                     fix=self._fix(value, ctx))
         for (_, key), sites in literal_sites.items():
             if self._mode_switch(sites[0][3], key, {lit for _, lit, _, _, _ in sites}):
@@ -694,7 +738,7 @@ def augment(image):
                     if id(value) in done:
                         continue
                     done.add(id(value))
-                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=callee.name,
+                    self.report(value, self.MESSAGE.format(arg=_code(value), fn=_label(callee),
                                                            why=self._forwarded_why(forwarded.get(id(value)))),
                                 fix=self._fix(value, ctx))
 
@@ -780,7 +824,7 @@ def augment(image):
         site, arg = calls[0]
         more = len(calls) - 1
         where = _where(site.path, site.line) + (f" and {more} more call site{'s' * (more > 1)}" if more else "")
-        self.report(param.name, self.MESSAGE_EXTERNAL.format(arg=arg.text, param=key, where=where, fn=callee.name))
+        self.report(param.name, self.MESSAGE_EXTERNAL.format(arg=arg.text, param=key, where=where, fn=_label(callee)))
 
     @fixes.offered_only_if_built
     def _fix(self, value: cst.BaseExpression, ctx: Ctx):

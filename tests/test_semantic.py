@@ -407,3 +407,24 @@ def test_map_on_another_librarys_dataset_is_not_traced() -> None:
         ds3 = ds3.map(parse)
         return ds1, ds2, ds3, ds.map(lambda x: x)
     """) == {"parse", "<lambda>"}
+
+
+def test_an_instance_call_binds_its_arguments_after_self() -> None:
+    """``sched(step)`` on ``sched = WarmUp()`` runs ``WarmUp.__call__(sched, step)``: the
+    argument binds ``step``, as ``sched.method(step)`` binds a method's first parameter
+    after ``self``."""
+    sem = model(
+        "import tensorflow as tf\n"
+        "class WarmUp:\n"
+        "    @tf.function\n"
+        "    def __call__(self, step, warm=10):\n"
+        "        return step\n"
+        "sched = WarmUp()\n"
+        "for s in range(3):\n"
+        "    sched(s, warm=5)\n"
+    )
+    call = next(c for c, _ in sem.all_calls if isinstance(c.func, cst.Name) and c.func.value == "sched")
+    method = sem.classes["WarmUp"].methods["__call__"]
+    bound = sem.bound_args(call, method)
+    assert sorted(bound) == ["step", "warm"]
+    assert isinstance(bound["step"].value, cst.Name) and bound["step"].value.value == "s"

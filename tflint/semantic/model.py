@@ -251,11 +251,12 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     def bound_args(call: cst.Call, callee: FunctionInfo, partial: bool = False,
                    constructor: bool = False) -> dict[str, cst.Arg] | None:
         """The call's arguments by the parameter of ``callee`` they bind (``self`` left
-        out for ``obj.method(...)`` calls; positionals past the named parameters as
+        out for ``obj.method(...)`` calls and for ``obj(...)`` calling the instance's
+        ``__call__`` or ``call``; positionals past the named parameters as
         ``#N``). When the call unpacks ``*args``/``**kwargs``: None, or with ``partial``
         the arguments before the first unpacking."""
         names = [p.name.value for p in callee.params if p.star not in ("*", "**")]
-        if callee.self_name is not None and (isinstance(call.func, cst.Attribute) or constructor):
+        if callee.self_name is not None and (isinstance(call.func, (cst.Attribute, cst.Name)) or constructor):
             names = names[1:]
         out: dict[str, cst.Arg] = {}
         pos = 0
