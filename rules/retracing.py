@@ -870,7 +870,8 @@ class TfFunctionCreatedInLoop(Rule):
     Flags `tf.function(g)` calls and `@tf.function` definitions inside a loop body when the
     new function is called in the same loop (`tf.function(g)(x)`, or `f = tf.function(g)`
     followed by `f(x)`), and functions that create and call a `tf.function` every time they
-    run when they themselves are called inside a loop. Creating one function per item and
+    run (a nested `@tf.function`, or `fn = tf.function(step)` of a function defined once)
+    when they themselves are called inside a loop. Creating one function per item and
     storing it (the guide's "one tf.function per optimizer"), a function that only traced
     code calls (each trace of its caller traces it again anyway), and cached creation under a
     first-call guard are not flagged, nor is a factory that the loop gives a new value
@@ -1158,6 +1159,27 @@ model_fns = [lambda: tf.keras.layers.Dense(1), lambda: tf.keras.layers.Dense(2)]
 for model_fn in model_fns:                 # one function per model: each is traced once anyway
     build_process(model_fn)
 ''',
+        '''import tensorflow as tf
+
+def eval_step(model, x):
+    return model(x)
+
+def evaluate(model, xs):
+    step = tf.function(eval_step)     # a new model per call: it traces again anyway
+    for x in xs:
+        step(model, x)
+
+def evaluate_saved(path, xs):
+    model = tf.keras.models.load_model(path)
+    step = tf.function(eval_step)
+    for x in xs:
+        step(model, x)
+
+for width in [8, 16, 32]:
+    evaluate(tf.keras.Sequential([tf.keras.layers.Dense(width)]), [tf.zeros([1, 4])])
+for path in ["a.keras", "b.keras"]:
+    evaluate_saved(path, [tf.zeros([1, 4])])
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1212,6 +1234,29 @@ for epoch in range(10):                   # a notebook's training loop
     step = make_step(model)
     step(tf.ones((1, 2)))
 ''',
+        '''import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+
+def pgd_step(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss = tf.reduce_mean(model(x))
+    return x + 0.01 * tf.sign(tape.gradient(loss, x))
+
+def pgd(x, num_iter):
+    fn = tf.function(pgd_step)  # TFL402
+    for _ in range(num_iter):
+        x = fn(x)
+    return x
+
+def robustify(x):
+    return tf.function(pgd_step)(x)  # TFL402
+
+for images, labels in tf.data.Dataset.from_tensor_slices((tf.zeros([8, 4]), tf.zeros([8]))).batch(2):
+    pgd(images, 1000)
+    robustify(images)
+''',
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
@@ -1222,6 +1267,9 @@ for epoch in range(10):                   # a notebook's training loop
             return
         loop = next(sem.python_loops(ctx), None)
         if loop is None:
+            where = self._wrapped_per_call(node, ctx)
+            if where is not None:
+                self.report(node, self.MESSAGE.format(where=where), ctx=None)
             return
         if sem.wraps_what_the_loop_binds(node.args[0].value, loop.node):  # type: ignore[arg-type]
             return  # a new model or layer each iteration: each must be traced anyway
@@ -1276,6 +1324,49 @@ for epoch in range(10):                   # a notebook's training loop
                 self.report(node.name, self.MESSAGE.format(
                     where=f"on every call of `{factory.name}`, which is called in a loop in {_where(site.path, site.line)}"))
                 return
+
+    def _wrapped_per_call(self, node: cst.Call, ctx: Ctx) -> str | None:
+        """``fn = tf.function(step)`` (or ``tf.function(step)(x)``) in a function that
+        calls it and keeps it nowhere, wrapping a function defined once (module level, or a
+        method): each call makes a new tf.function, and each new one traces again. Where
+        the enclosing function is called in a loop (here or in another module), say where.
+        Not when that loop hands it a new object or a changing Python value that reaches
+        the wrapped call: it would trace again however the function is created."""
+        sem = self.sem
+        factory = ctx.fn
+        if factory is None or factory.traced or not isinstance(node.args[0].value, (cst.Name, cst.Attribute)):
+            return None
+        target = sem.resolve_callee(cst.Call(func=node.args[0].value), factory)
+        if target is None or target.parent is not None or target.tf_function_decorated:
+            return None
+        local = next((n for n, vs in factory.assigns.items() if any(v is node for v in vs)), None)
+        if local is not None:
+            if not (self._kept_only_to_call(node, factory) and self._name_called_within(local, factory.node, factory)):
+                return None
+            uses = [c for c, _ in sem.all_calls if isinstance(c.func, cst.Name) and c.func.value == local and
+                    sem.binding_of(local, factory) == ("local", factory)]
+        else:
+            uses = [c for c, _ in sem.all_calls if c.func is node]
+        if not uses:
+            return None
+        read = set().union(*(names_read(a.value) for c in uses for a in c.args))
+        if sem.builds_state_in(factory, read):
+            return None  # a model or optimizer built on every call goes in: it traces again anyway
+        fed = read & factory.param_names
+        for call, cctx in sem.all_calls:
+            loop = next(sem.python_loops(cctx), None)
+            if loop is None or sem.resolve_callee(call, cctx.fn) is not factory:
+                continue
+            bound = sem.bound_args(call, factory, partial=True) or {}
+            if any(sem.new_object_each_iteration(bound[p].value, loop.node) or  # type: ignore[arg-type]
+                   sem.builds_object(bound[p].value) or sem.value_of(bound[p].value, cctx.fn).retraces_per_value for p in fed if p in bound):
+                continue
+            return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
+        if factory.parent is None and factory.cls is None:
+            for site in sem.external_call_sites(factory):
+                if site.in_loop:
+                    return f"on every call of `{factory.name}`, which is called in a loop in {_where(site.path, site.line)}"
+        return None
 
     def _handed_out_per_iteration(self, factory: FunctionInfo, reads: set[str]) -> str | None:
         sem = self.sem

@@ -784,3 +784,30 @@ def test_tfl109_silent_for_a_library_setting_set_before_the_model(project: Path,
     write(project, "demo.py", "import tensorflow as tf\nfrom lip.normalizers import power, set_stop_grad\n\n"
                               "for epoch in range(3):\n    set_stop_grad(epoch > 1)\n    power(tf.ones(3))\n")
     assert (14, "TFL109") in codes_at(run("check", ".").out, "lip/normalizers.py")
+
+
+def test_tfl402_a_tf_function_wrapped_per_call_of_a_helper_another_module_loops_over(project: Path, run) -> None:
+    """``fn = tf.function(pgd_step)`` in ``attacks.pgd``, which ``train.py`` calls once per
+    batch: a new function, and a new trace, on every call (set 45's robustification)."""
+    write(project, "attacks.py", (
+        "import tensorflow as tf\n"
+        "\n"
+        "def pgd_step(x):\n"
+        "    return x * 2.0\n"
+        "\n"
+        "def pgd(x, num_iter):\n"
+        "    fn = tf.function(pgd_step)\n"
+        "    for _ in range(num_iter):\n"
+        "        x = fn(x)\n"
+        "    return x\n"
+    ))
+    write(project, "train.py", (
+        "import tensorflow as tf\n"
+        "from attacks import pgd\n"
+        "\n"
+        "for batch in tf.data.Dataset.range(100).batch(10):\n"
+        "    pgd(tf.cast(batch, tf.float32), 10)\n"
+    ))
+    r = run("check", "attacks.py")
+    assert (7, "TFL402") in codes_at(r.out, "attacks.py"), r.out
+    assert "which is called in a loop in `train.py` (line 5)" in r.out

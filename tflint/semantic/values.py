@@ -1314,7 +1314,9 @@ _STATE_CONSTRUCTORS = (
     ("tensorflow.Module", "module"), ("keras.layers.", "layer"), ("keras.Model", "layer"),
     ("keras.models.", "layer"), ("keras.Sequential", "layer"), ("keras.optimizers.", "optimizer"),
     ("keras.metrics.", "metric"), ("keras.losses.", "loss"), ("tensorflow.distribute.", "strategy"),
-    ("tensorflow.distribute.get_strategy", "strategy"),
+    ("tensorflow.distribute.get_strategy", "strategy"), ("keras.models.load_model", "layer"),
+    ("keras.saving.load_model", "layer"), ("keras.models.clone_model", "layer"),
+    ("keras.models.model_from_json", "layer"), ("tensorflow.saved_model.load", "module"),
 )
 #: methods of a ``tf.distribute`` strategy that run a function on each replica: in a
 #: graph on one machine they give what the function returns
@@ -1951,9 +1953,7 @@ class ValueFlow:
         if outer is None:
             return False
         reads = self.closure_reads(fn)
-        if any(name in outer.assigns and any(self.value_of(v, outer).kind == lat.Kind.STATE or
-                                             _constructs(self, v) for v in outer.assigns[name])
-               for name in reads):
+        if self.builds_state_in(outer, reads):
             return True
         # an object the enclosing function builds and hands to ``tf.train.Checkpoint`` (to
         # restore it) is trackable state, whatever call built it (a registry's factory)
@@ -1965,6 +1965,14 @@ class ValueFlow:
                             any(isinstance(b, cst.Call) for b in outer.assigns.get(v.value, ())):
                         return True
         return False
+
+    def builds_state_in(self, fn: FunctionInfo, names: set[str]) -> bool:
+        """Is one of ``names`` a local of ``fn`` that holds a TensorFlow state object built
+        there (a metric, an optimizer, a model, a dataset, a strategy): a new one on every
+        call of ``fn``?"""
+        return any(name in fn.assigns and any(self.value_of(v, fn).kind == lat.Kind.STATE or
+                                              _constructs(self, v) for v in fn.assigns[name])
+                   for name in names)
 
     def reads_names_bound_in(self, fn: FunctionInfo, loop: cst.For | cst.While) -> bool:
         """Does ``fn`` (defined in ``loop``) read a name the loop binds anew in each
