@@ -10,7 +10,7 @@ from tflint.diagnostics import Severity
 from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel
 from tflint.semantic.execution import eager_only_branch
-from tflint.semantic.syntax import COMPREHENSIONS, comprehension_targets, mentions
+from tflint.semantic.syntax import COMPREHENSIONS, code, comprehension_targets, mentions
 from tflint.semantic.values import TF_LIST_FUNCS, TF_SINGLE_OPS
 
 
@@ -33,7 +33,9 @@ class NumpyMethodOnTensor(Rule):
     ## What it does
     Flags `x.numpy()` inside traced code when `x` is a tensor (a parameter of the traced
     function, the result of a TensorFlow op or a layer call, arithmetic on those) or a
-    metric result (`metric.result().numpy()`). Calls guarded by
+    metric result (`metric.result().numpy()`), and Keras' `get_weights()` on a layer or
+    model (it calls `.numpy()` on every variable) unless the class defines its own
+    `get_weights`. Calls guarded by
     `if tf.executing_eagerly():` or by a `run_eagerly` flag, or inside a `try`, are left
     alone, and `tf.py_function` bodies are not traced code.
 
@@ -69,6 +71,8 @@ class NumpyMethodOnTensor(Rule):
     CODE = "TFL201"
     NAME = "numpy-method-on-tensor"
     MESSAGE = "`.numpy()` on a symbolic tensor fails while tracing; use `tf.print` or return the tensor"
+    MESSAGE_WEIGHTS = ("`{obj}.get_weights()` reads every variable with `.numpy()`, which fails while tracing; "
+                       "use `{obj}.weights` (the variables) in traced code, or call it in eager code")
     SEVERITY = Severity.ERROR
     PITFALLS = ("P12",)
     VALID = (
@@ -152,6 +156,35 @@ class FaceNet(tf.keras.Model):
             if lfw_data is not None:
                 self.test_step(lfw_data)
 ''',
+        '''import keras
+import tensorflow as tf
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(4)
+
+    def get_weights(self):             # its own method: returns the variables
+        return list(self.weights)
+
+    @tf.function
+    def norm(self):
+        return tf.add_n([tf.reduce_sum(w ** 2) for w in self.get_weights()])
+
+class Holder:
+    def get_weights(self):
+        return [tf.ones([2])]
+
+holder = Holder()
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+
+@tf.function
+def shift(x):
+    return holder.get_weights()[0] + x
+
+def snapshot():
+    return model.get_weights()         # eager: fine
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -171,10 +204,35 @@ class Model(tf.keras.Model):
         self.loss_tracker.update_state(loss)
         return {"loss": self.loss_tracker.result().numpy()}  # TFL201
 ''',
+        '''import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+
+class PINN(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.net = keras.Sequential([keras.layers.Dense(4)])
+
+    @tf.function
+    def report(self):
+        for layer in self.net.layers:
+            tf.print(layer.get_weights())  # TFL201
+        return self.get_weights()  # TFL201
+
+@tf.function
+def ema_step(x):
+    weights = model.get_weights()  # TFL201
+    return x
+''',
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "get_weights" and not node.args:
+            if self._keras_get_weights(func.value, ctx) and not eager_only_branch(ctx):
+                self.report(node, self.MESSAGE_WEIGHTS.format(obj=code(func.value)), ctx=ctx)
+            return
         if not (isinstance(func, cst.Attribute) and func.attr.value == "numpy") or node.args:
             return
         recv = func.value
@@ -185,6 +243,17 @@ class Model(tf.keras.Model):
         if eager_only_branch(ctx):
             return
         self.report(node, ctx=ctx)
+
+    def _keras_get_weights(self, obj: cst.BaseExpression, ctx: Ctx) -> bool:
+        """Is ``obj.get_weights()`` Keras' own method (``.numpy()`` of every variable) on
+        a Keras layer or model, not a ``get_weights`` the module's class defines itself?"""
+        sem = self.sem
+        if not sem.is_keras_object(obj, ctx.fn):
+            return False
+        owner = next((f for f in ctx.fn.scope_chain() if f.cls is not None), None) if ctx.fn is not None else None
+        cls = owner.cls if owner is not None and isinstance(obj, cst.Name) and obj.value == owner.self_name \
+            else sem.instance_class(obj, ctx.fn)
+        return cls is None or sem.method_of(cls, "get_weights") is None
 
 
 # ---------------------------------------------------------------------------------------

@@ -1966,6 +1966,28 @@ class ValueFlow:
                         return True
         return False
 
+    def is_keras_object(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
+        """A Keras layer or model: ``self`` in a method of a Keras layer or model class of
+        this module, a value known to be one (``keras.Sequential(...)``, ``load_model(...)``,
+        ``self.model`` set to one in ``__init__``), or the target of a loop over such an
+        object's ``layers`` or ``submodules``."""
+        if _depth > 3:
+            return False
+        if isinstance(expr, cst.Name) and fn is not None:
+            owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+            if owner is not None and expr.value == owner.self_name and \
+                    self.is_keras_layer_class(owner.cls):  # type: ignore[attr-defined]
+                return True
+            body = fn.node.body if isinstance(fn.node, cst.FunctionDef) else None
+            for node in walk_scope(body) if body is not None else ():
+                if type(node) is cst.For and isinstance(node.target, cst.Name) and \
+                        node.target.value == expr.value and isinstance(node.iter, cst.Attribute) and \
+                        node.iter.attr.value in ("layers", "submodules") and \
+                        self.is_keras_object(node.iter.value, fn, _depth + 1):
+                    return True
+        v = self.value_of(expr, fn)
+        return v.kind == lat.Kind.STATE and v.state == "layer"
+
     def builds_state_in(self, fn: FunctionInfo, names: set[str]) -> bool:
         """Is one of ``names`` a local of ``fn`` that holds a TensorFlow state object built
         there (a metric, an optimizer, a model, a dataset, a strategy): a new one on every
