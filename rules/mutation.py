@@ -663,6 +663,25 @@ def gradient(model, conv, x):
     end_watch_layer(conv)
     return grads
 ''',
+        '''import keras
+import tensorflow as tf
+
+class GAN(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.g_losses = []
+        self.dense = keras.layers.Dense(1)
+
+    def train_step(self, data):
+        g_loss = tf.reduce_mean(self.dense(data))
+        self.g_losses.append(g_loss)            # fit runs the step eagerly: once per step
+        return {"g": g_loss}
+
+gan = GAN()
+gan.compile(optimizer="adam")
+gan.run_eagerly = True
+gan.fit(tf.zeros([8, 3]))
+''',
     )
     INVALID = (
         '''import tensorflow as tf

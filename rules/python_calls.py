@@ -680,6 +680,22 @@ def step(x):
     logging.info("built in %.3f s", time.time() - start)   # times the trace itself
     return y
 ''',
+        '''import tensorflow as tf
+
+class Sampler:
+    def setup(self):
+        tf.config.run_functions_eagerly(True)   # the module's tf.functions run as Python
+
+    @tf.function
+    def run_chain(self, x):
+        with open("chain.pkl", "ab") as f:      # once per call, as meant
+            f.write(b"x")
+        return x
+
+sampler = Sampler()
+sampler.setup()
+sampler.run_chain(tf.zeros([2]))
+''',
     )
     INVALID = (
         '''import os

@@ -811,3 +811,47 @@ def test_tfl402_a_tf_function_wrapped_per_call_of_a_helper_another_module_loops_
     r = run("check", "attacks.py")
     assert (7, "TFL402") in codes_at(r.out, "attacks.py"), r.out
     assert "which is called in a loop in `train.py` (line 5)" in r.out
+
+
+def test_a_base_class_that_switches_eager_on_in_another_module(project: Path, run) -> None:
+    """``NN.__init__`` in ``base/nn.py`` calls ``tf.config.run_functions_eagerly(True)``;
+    ``PINN(NN)`` in ``base/pinn.py`` has a tf.function train step whose file write runs on
+    every call (set 52's CertifiedML_PDE). A base module
+    that also switches it off again says nothing of the kind."""
+    write(project, "base/__init__.py", "")
+    write(project, "base/nn.py", (
+        "import tensorflow as tf\n"
+        "\n"
+        "class NN:\n"
+        "    def __init__(self):\n"
+        "        tf.config.run_functions_eagerly(True)\n"
+        "        self.hist = []\n"
+    ))
+    pinn = (
+        "import tensorflow as tf\n"
+        "from base.nn import NN\n"
+        "\n"
+        "class PINN(NN):\n"
+        "    @tf.function\n"
+        "    def train_step(self, x):\n"
+        "        self.hist.append(x)\n"
+        "        with open('w.csv', 'a') as f:\n"
+        "            f.write('x')\n"
+        "        return x\n"
+    )
+    write(project, "base/pinn.py", pinn)
+    r = run("check", "base/pinn.py")
+    assert codes_at(r.out, "base/pinn.py") == [], r.out
+    write(project, "base/nn.py", (
+        "import tensorflow as tf\n"
+        "\n"
+        "class NN:\n"
+        "    def __init__(self):\n"
+        "        tf.config.run_functions_eagerly(True)\n"
+        "        self.hist = []\n"
+        "\n"
+        "    def close(self):\n"
+        "        tf.config.run_functions_eagerly(False)\n"
+    ))
+    found = codes_at(run("check", "base/pinn.py").out, "base/pinn.py")
+    assert (8, "TFL102") in found, found

@@ -197,6 +197,9 @@ class _Builder:
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, ctx: Ctx) -> None:
         fn = ctx.fn
+        if type(target) is cst.Attribute and target.attr.value == "run_eagerly" and \
+                isinstance(value, cst.Name) and value.value == "True":
+            self.sem.run_eagerly_sets.append((target.value, fn))  # ``gan.run_eagerly = True``
         names = list(target_names(target))
         if value is not None and type(target) in (cst.Tuple, cst.List):
             for n, path in _target_paths(target, ()):
@@ -370,6 +373,7 @@ def _finalize(sem: SemanticModel) -> None:
                 elif sem.resolves_to(expr, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, expr, py_wrappers):
                     fn.py_function_target = True  # @tf.py_function(Tout=...), @numpy_op
     # 2. wrapping calls and tf.data / py_function arguments
+    eager_in_functions = False
     for call, ctx in sem.all_calls:
         func = call.func
         if sem.is_tf_function_expr(func) and call.args:
@@ -382,6 +386,9 @@ def _finalize(sem: SemanticModel) -> None:
             continue
         if ctx.fn is None and sem.run_eagerly_switch(call):
             sem.functions_run_eagerly = True
+            continue
+        if ctx.fn is not None and sem.run_eagerly_switch(call) and _statement_of_body(call, ctx.fn):
+            eager_in_functions = True
             continue
         if sem.resolves_to(func, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, func, py_wrappers) or \
                 _py_function_alias(sem, func, ctx):
@@ -399,6 +406,16 @@ def _finalize(sem: SemanticModel) -> None:
                 t = _callable_target(sem, arg, ctx, factories=True)
                 if t is not None and t.root_reason is None:
                     t.root_reason = f"passed to `Dataset.{func.attr.value}`, which always traces it as a graph"
+    if sem.project is not None and not sem.functions_run_eagerly and any(
+            sem.project.switches_eager_on(q) for cls in sem.classes.values() for b in cls.bases
+            for q in sem.qualified(b)):
+        # ``class PINN(NN)`` with ``NN.__init__`` in another module switching eager on
+        sem.functions_run_eagerly = True
+    if eager_in_functions and not any(sem.run_eagerly_switch(c) is False for c, _ in sem.all_calls):
+        # ``tf.config.run_functions_eagerly(True)`` as a statement of a function's body (a
+        # constructor, a ``setup()`` run before the work), never switched off in the module:
+        # the module means its tf.functions to run as Python
+        sem.functions_run_eagerly = True
     # 3. Keras *_step overrides, unless the module only ever calls them itself
     called_directly = _steps_called_only_directly(sem)
     for cls in sem.classes.values():
@@ -445,6 +462,15 @@ def _finalize(sem: SemanticModel) -> None:
         # contexts cached before all roots were known must be recomputed
     for _, ctx in sem.all_calls:
         ctx._traced = None
+
+
+def _statement_of_body(call: cst.Call, fn: FunctionInfo) -> bool:
+    """Is ``call`` a statement of ``fn``'s own body, run whenever ``fn`` runs (not under
+    an ``if``, a loop or a ``try``)?"""
+    body = fn.node.body if isinstance(fn.node, cst.FunctionDef) else None
+    return isinstance(body, cst.IndentedBlock) and any(
+        isinstance(st, cst.SimpleStatementLine) and any(isinstance(sm, cst.Expr) and sm.value is call for sm in st.body)
+        for st in body.body)
 
 
 def _names_only_py_functions_use(sem: SemanticModel, f: FunctionInfo) -> set[str]:
@@ -499,7 +525,8 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
     traces them (``fit``) on an instance that may be of that class: they run eagerly. A
     ``fit`` on a model the module knows to be of another class (``tf.keras.Model(...)``
     from a helper, another model class) does not run them. Also the steps of a model
-    compiled with ``run_eagerly=True``, and of a class that overrides ``fit`` itself (the
+    compiled with ``run_eagerly=True`` (or given ``model.run_eagerly = True``), and of a
+    class that overrides ``fit`` itself (the
     steps its own ``fit`` calls included). In a project, the modules that import this one
     count too: their direct step calls when none of them (nor this module) runs a step
     through ``fit``/``evaluate``/``*_on_batch``, and their ``compile`` calls when every
@@ -507,6 +534,14 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
     direct: set[str] = set()
     entries: list[tuple[str, frozenset | None]] = []
     eager: list[frozenset | None] = []
+    for obj, fn in sem.run_eagerly_sets:
+        # ``model.run_eagerly = True`` (or ``self.run_eagerly = True`` in the class): as
+        # ``compile(..., run_eagerly=True)``
+        owner = next((f for f in fn.scope_chain() if f.cls is not None), None) if fn is not None else None
+        if owner is not None and isinstance(obj, cst.Name) and obj.value == owner.self_name:
+            eager.append(frozenset({owner.cls}))
+        else:
+            eager.append(sem.constructed_classes(obj, fn))
     for call, ctx in sem.all_calls:
         func = call.func
         if isinstance(func, cst.Attribute):

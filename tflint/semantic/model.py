@@ -33,6 +33,8 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     keras_version: str = "auto"
     #: ``tf.config.run_functions_eagerly(True)`` at module level
     functions_run_eagerly: bool = False
+    #: (object, enclosing function) of each ``model.run_eagerly = True``
+    run_eagerly_sets: list = field(default_factory=list)
     #: what the rest of the project says of this file (None: the file stands alone)
     project: ProjectView | None = None
     #: local name -> qualified names it may stand for (several for conditional imports)

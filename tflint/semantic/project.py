@@ -192,6 +192,9 @@ class ModuleSummary:
     #: attribute name -> the first line where module-level code (eager: outside every
     #: function and lambda) reads ``.name`` of some object
     top_reads: dict[str, int] = field(default_factory=dict)
+    #: ``tf.config.run_functions_eagerly(True)`` is a statement of the module's body or of
+    #: a function's (a constructor's), and no such statement says ``(False)``
+    eager_switch: bool = False
 
     def to_json(self) -> dict:
         """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
@@ -206,6 +209,7 @@ class ModuleSummary:
                        "unpacks": c.unpacks} for c in self.calls],
             "passed": [[p.target, p.caller, p.line, p.to, p.reason] for p in self.passed],
             "top_reads": dict(self.top_reads),
+            "eager_switch": self.eager_switch,
         }
 
     @staticmethod
@@ -218,6 +222,7 @@ class ModuleSummary:
                             [ArgInfo(**a) for a in c["args"]], c["unpacks"]) for c in d["calls"]],
             passed=[PassedRoot(str(t), c, int(n), str(to), str(r)) for t, c, n, to, r in d["passed"]],
             top_reads={str(k): int(v) for k, v in d["top_reads"].items()},
+            eager_switch=bool(d["eager_switch"]),
         )
 
 
@@ -276,6 +281,8 @@ class _Summarizer(ast.NodeVisitor):
         #: per body: after a statement ``tf.config.run_functions_eagerly(True)`` (and no
         #: ``(False)`` since): tf.functions called there run as Python and trace nothing
         self.eager: list[bool] = [False]
+        #: the values ``run_functions_eagerly`` statements give anywhere in the module
+        self.switches: set[bool] = set()
 
     # -- the walk: NodeVisitor's, with the method look-up cached per node type and the
     # children read straight from ``_fields`` (about twice as fast on big modules)
@@ -399,6 +406,8 @@ class _Summarizer(ast.NodeVisitor):
                 dotted = _dotted(s.value.func)
                 if dotted is not None and self.qualify(dotted) in RUN_EAGERLY_NAMES:
                     self.eager[-1] = s.value.args[0].value
+                    self.switches.add(s.value.args[0].value)
+                    self.out.eager_switch = self.switches == {True}
             self.visit(s)
 
     # -- loops and calls
@@ -1499,6 +1508,18 @@ class ProjectView:
         packaged for others. False when the project cannot be indexed."""
         try:
             return not self.index.distributable() and not self.index.names_used_elsewhere(self.module, names)
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return False
+
+    def switches_eager_on(self, qualified: str) -> bool:
+        """Whether ``qualified`` (a class as this file imports it, ``base.nn.NN``) is a
+        class of a project module whose code says ``tf.config.run_functions_eagerly(True)``
+        as a statement (its constructor's, say) and never ``(False)``: the classes built
+        on it mean their tf.functions to run as Python."""
+        try:
+            got = self.index.resolve(qualified, self.module)
+            summary = self.index.summary(got[0]) if got is not None else None
+            return summary is not None and summary.eager_switch
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return False
 
