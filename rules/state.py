@@ -351,6 +351,28 @@ class OneHotBins(tf.keras.layers.Layer):
 
 model = tf.keras.Sequential([tf.keras.Input((1,)), OneHotBins([0.0, 1.0])])
 ''',
+        '''import keras
+import tensorflow as tf
+
+def generator():
+    model = tf.keras.Sequential()
+    model.add(tf.keras.layers.Dense(4))   # runs once, eagerly: the name is rebound below
+    return model
+
+def critic():
+    return keras.Sequential([keras.layers.Dense(1)])
+
+generator = generator()
+critic = critic()
+
+@tf.function
+def train_step(x):
+    return critic(generator(x, training=True))
+
+class WGAN(keras.Model):
+    def train_step(self, data):
+        return {"c": tf.reduce_mean(critic(generator(data)))}
+''',
     )
     INVALID = (
         '''import tensorflow as tf

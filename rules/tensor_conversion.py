@@ -843,7 +843,9 @@ class TensorConditionInKeras3Call(Rule):
     makes: no module of the project names its class (or a class derived from it) outside
     their own bodies, not even in a string or a `globals()` look-up, and the project is
     not packaged for others (no `setup.py`, nor a `pyproject.toml` or `setup.cfg` that
-    declares a package). A saved copy of an old module is the usual case.
+    declares a package). A saved copy of an old module is the usual case. Nor is a test
+    under `if tf.executing_eagerly():` (or a `run_eagerly` flag, or in a `try` body):
+    the author's eager path, with the graph path beside it.
 
     ## Why is this bad?
     Keras 3 does not run AutoGraph on `call`. When it infers output shapes (building a
@@ -1030,6 +1032,22 @@ class Ranker(tf.keras.Model):
 
 Ranker().fit(tf.ones([4, 3]), tf.ones([4, 2]))
 ''',
+        '''import keras
+import tensorflow as tf
+
+class Shift(keras.layers.Layer):
+    def call(self, x):
+        flag = tf.equal(tf.reduce_sum(x), 0.0)
+        if tf.executing_eagerly():
+            if flag:                          # only ever runs eagerly
+                x = x + 1.0
+        else:
+            x = tf.cond(flag, lambda: x + 1.0, lambda: x)
+        return x
+
+model = keras.Sequential([keras.Input((3,)), Shift()])
+model.fit(tf.ones([4, 3]), tf.ones([4, 3]))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1086,8 +1104,8 @@ Ranker().fit(tf.ones([4, 3]), tf.ones([4, 2]))
 
     def _check(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:
         fn = self._call_method(ctx)
-        if fn is None:
-            return
+        if fn is None or eager_only_branch(ctx):
+            return  # (``if tf.executing_eagerly():``: the author's eager path, tf.cond beside it)
         # Keras 3 hands `call` its inputs as tensors; the other arguments are whatever the
         # caller passed (a mask tensor, or a Python `dim`): only the inputs are sure
         inputs = [p.name.value for p in fn.params[1:2] if p.star not in ("*", "**")]

@@ -336,6 +336,12 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
                     if name in f.bound or name in f.param_names:
                         return None  # a local name shadows the module's function
             defs = self.module_function_defs.get(name)
+            if fn is not None and defs is not None and any(
+                    isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == name
+                    for v in self.module_assigns.get(name, ())):
+                # ``generator = generator()``: a function runs after the module, when the
+                # name holds what the builder returned (a model), not the builder
+                return None
             if fn is None and defs is not None and len(defs) > 1:
                 # a module-level call runs the last definition above it; a call inside a
                 # function runs whichever is bound when it is called (the last one)
