@@ -795,15 +795,13 @@ class Block(tf.keras.Model):
 
     def _container_attr(self, attr: cst.Attribute, node: cst.CSTNode, ctx: Ctx) -> None:
         fn = ctx.fn
-        if fn is None or not isinstance(attr.value, cst.Name):
+        cls = fn.class_of_self(attr.value) if fn is not None else None
+        if cls is None:
             return
-        owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
-        if owner is None or attr.value.value != owner.self_name or owner.cls is None:
-            return
-        values = owner.cls.init_attrs.get(attr.attr.value, ())
+        values = cls.init_attrs.get(attr.attr.value, ())
         if not any(is_container_value(v) for v in values):
             return
-        if self.sem.instances_live_per_trace(owner.cls):
+        if self.sem.instances_live_per_trace(cls):
             return  # every instance is made within a trace, and lives for it
         if self.sem.enclosing_guard(ctx) is not None:
             return
@@ -813,9 +811,8 @@ class Block(tf.keras.Model):
 
     def _per_trace_self(self, base: cst.BaseExpression, fn: FunctionInfo) -> bool:
         """``self`` of a class whose instances are all made within a trace."""
-        owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
-        return owner is not None and owner.cls is not None and isinstance(base, cst.Name) and \
-            base.value == owner.self_name and self.sem.instances_live_per_trace(owner.cls)
+        cls = fn.class_of_self(base)
+        return cls is not None and self.sem.instances_live_per_trace(cls)
 
     def _outer_object(self, base: cst.BaseExpression, fn: FunctionInfo) -> str | None:
         """The name of ``base`` when it is ``self``/``cls``, an object parameter or a

@@ -1319,11 +1319,9 @@ for images, labels in tf.data.Dataset.from_tensor_slices((tf.zeros([8, 4]), tf.z
                 self.report(node.name, self.MESSAGE.format(
                     where=f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"))
                 return
-        for site in sem.external_call_sites(factory):
-            if site.in_loop:
-                self.report(node.name, self.MESSAGE.format(
-                    where=f"on every call of `{factory.name}`, which is called in a loop in {_where(site.path, site.line)}"))
-                return
+        where = self._looped_elsewhere(factory)
+        if where is not None:
+            self.report(node.name, self.MESSAGE.format(where=where))
 
     def _wrapped_per_call(self, node: cst.Call, ctx: Ctx) -> str | None:
         """``fn = tf.function(step)`` (or ``tf.function(step)(x)``) in a function that
@@ -1343,8 +1341,7 @@ for images, labels in tf.data.Dataset.from_tensor_slices((tf.zeros([8, 4]), tf.z
         if local is not None:
             if not (self._kept_only_to_call(node, factory) and self._name_called_within(local, factory.node, factory)):
                 return None
-            uses = [c for c, _ in sem.all_calls if isinstance(c.func, cst.Name) and c.func.value == local and
-                    sem.binding_of(local, factory) == ("local", factory)]
+            uses = [c for c, _ in sem.all_calls if isinstance(c.func, cst.Name) and c.func.value == local]
         else:
             uses = [c for c, _ in sem.all_calls if c.func is node]
         if not uses:
@@ -1362,10 +1359,14 @@ for images, labels in tf.data.Dataset.from_tensor_slices((tf.zeros([8, 4]), tf.z
                    sem.builds_object(bound[p].value) or sem.value_of(bound[p].value, cctx.fn).retraces_per_value for p in fed if p in bound):
                 continue
             return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
-        if factory.parent is None and factory.cls is None:
-            for site in sem.external_call_sites(factory):
-                if site.in_loop:
-                    return f"on every call of `{factory.name}`, which is called in a loop in {_where(site.path, site.line)}"
+        return self._looped_elsewhere(factory) if factory.parent is None and factory.cls is None else None
+
+    def _looped_elsewhere(self, factory: FunctionInfo) -> str | None:
+        """Where another module of the project calls ``factory`` in a loop, as a message
+        says it, or None."""
+        for site in self.sem.external_call_sites(factory):
+            if site.in_loop:
+                return f"on every call of `{factory.name}`, which is called in a loop in {_where(site.path, site.line)}"
         return None
 
     def _handed_out_per_iteration(self, factory: FunctionInfo, reads: set[str]) -> str | None:

@@ -250,9 +250,7 @@ def ema_step(x):
         sem = self.sem
         if not sem.is_keras_object(obj, ctx.fn):
             return False
-        owner = next((f for f in ctx.fn.scope_chain() if f.cls is not None), None) if ctx.fn is not None else None
-        cls = owner.cls if owner is not None and isinstance(obj, cst.Name) and obj.value == owner.self_name \
-            else sem.instance_class(obj, ctx.fn)
+        cls = (ctx.fn.class_of_self(obj) if ctx.fn is not None else None) or sem.instance_class(obj, ctx.fn)
         return cls is None or sem.method_of(cls, "get_weights") is None
 
 

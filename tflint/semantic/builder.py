@@ -373,7 +373,7 @@ def _finalize(sem: SemanticModel) -> None:
                 elif sem.resolves_to(expr, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, expr, py_wrappers):
                     fn.py_function_target = True  # @tf.py_function(Tout=...), @numpy_op
     # 2. wrapping calls and tf.data / py_function arguments
-    eager_in_functions = False
+    eager_in_functions = switched_off = False
     for call, ctx in sem.all_calls:
         func = call.func
         if sem.is_tf_function_expr(func) and call.args:
@@ -384,10 +384,13 @@ def _finalize(sem: SemanticModel) -> None:
                 if _has_kw(call, "input_signature") or len(call.args) > 1 and call.args[1].keyword is None:
                     target.has_input_signature = True
             continue
-        if ctx.fn is None and sem.run_eagerly_switch(call):
+        switch = sem.run_eagerly_switch(call)
+        if switch is False:
+            switched_off = True
+        elif switch and ctx.fn is None:
             sem.functions_run_eagerly = True
             continue
-        if ctx.fn is not None and sem.run_eagerly_switch(call) and _statement_of_body(call, ctx.fn):
+        elif switch and _statement_of_body(call, ctx.fn):
             eager_in_functions = True
             continue
         if sem.resolves_to(func, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, func, py_wrappers) or \
@@ -411,7 +414,7 @@ def _finalize(sem: SemanticModel) -> None:
             for q in sem.qualified(b)):
         # ``class PINN(NN)`` with ``NN.__init__`` in another module switching eager on
         sem.functions_run_eagerly = True
-    if eager_in_functions and not any(sem.run_eagerly_switch(c) is False for c, _ in sem.all_calls):
+    if eager_in_functions and not switched_off:
         # ``tf.config.run_functions_eagerly(True)`` as a statement of a function's body (a
         # constructor, a ``setup()`` run before the work), never switched off in the module:
         # the module means its tf.functions to run as Python
@@ -537,11 +540,8 @@ def _steps_called_only_directly(sem: SemanticModel) -> set[tuple[int, str]]:
     for obj, fn in sem.run_eagerly_sets:
         # ``model.run_eagerly = True`` (or ``self.run_eagerly = True`` in the class): as
         # ``compile(..., run_eagerly=True)``
-        owner = next((f for f in fn.scope_chain() if f.cls is not None), None) if fn is not None else None
-        if owner is not None and isinstance(obj, cst.Name) and obj.value == owner.self_name:
-            eager.append(frozenset({owner.cls}))
-        else:
-            eager.append(sem.constructed_classes(obj, fn))
+        cls = fn.class_of_self(obj) if fn is not None else None
+        eager.append(frozenset({cls}) if cls is not None else sem.constructed_classes(obj, fn))
     for call, ctx in sem.all_calls:
         func = call.func
         if isinstance(func, cst.Attribute):

@@ -350,10 +350,10 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
                 if before:
                     return before[-1]
             return self.module_functions.get(name)
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and fn is not None:
-            owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
-            if owner is not None and func.value.value == owner.self_name:
-                return self.method_of(owner.cls, func.attr.value)  # type: ignore[arg-type]
+        if isinstance(func, cst.Attribute) and fn is not None:
+            cls = fn.class_of_self(func.value)
+            if cls is not None:
+                return self.method_of(cls, func.attr.value)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and fn is not None and \
                 isinstance(func.value.func, cst.Name) and func.value.func.value == "super" and \
                 "super" not in self.imports and "super" not in self.module_assigns:

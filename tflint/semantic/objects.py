@@ -75,6 +75,14 @@ class FunctionInfo:
             yield f
             f = f.parent
 
+    def class_of_self(self, expr: cst.BaseExpression) -> ClassInfo | None:
+        """The class whose method (this function, or the method it is nested in) names its
+        instance ``expr`` (``self``); None for any other expression."""
+        if not isinstance(expr, cst.Name):
+            return None
+        owner = next((f for f in self.scope_chain() if f.cls is not None), None)
+        return owner.cls if owner is not None and expr.value == owner.self_name else None
+
 
 class Ctx:
     """Where a node sits: the enclosing compound node, which field of it, and the

@@ -1283,12 +1283,8 @@ _WHILE_LOOP_NAMES = frozenset({"tensorflow.while_loop", "tensorflow.compat.v1.wh
 
 def self_attr_values(expr: cst.BaseExpression, fn: FunctionInfo | None) -> list[cst.BaseExpression] | None:
     """Values assigned in ``__init__``/``build`` to ``self.<attr>`` when ``expr`` is that."""
-    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)) or fn is None:
-        return None
-    owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
-    if owner is None or expr.value.value != owner.self_name:
-        return None
-    return list(owner.cls.init_attrs.get(expr.attr.value, ()))  # type: ignore[union-attr]
+    cls = fn.class_of_self(expr.value) if isinstance(expr, cst.Attribute) and fn is not None else None
+    return None if cls is None else list(cls.init_attrs.get(expr.attr.value, ()))  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------------------------------
@@ -1974,9 +1970,8 @@ class ValueFlow:
         if _depth > 3:
             return False
         if isinstance(expr, cst.Name) and fn is not None:
-            owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
-            if owner is not None and expr.value == owner.self_name and \
-                    self.is_keras_layer_class(owner.cls):  # type: ignore[attr-defined]
+            cls = fn.class_of_self(expr)
+            if cls is not None and self.is_keras_layer_class(cls):  # type: ignore[attr-defined]
                 return True
             body = fn.node.body if isinstance(fn.node, cst.FunctionDef) else None
             for node in walk_scope(body) if body is not None else ():
