@@ -819,14 +819,15 @@ def test_a_base_class_that_switches_eager_on_in_another_module(project: Path, ru
     every call (set 52's CertifiedML_PDE). A base module
     that also switches it off again says nothing of the kind."""
     write(project, "base/__init__.py", "")
-    write(project, "base/nn.py", (
+    nn = (
         "import tensorflow as tf\n"
         "\n"
         "class NN:\n"
         "    def __init__(self):\n"
         "        tf.config.run_functions_eagerly(True)\n"
         "        self.hist = []\n"
-    ))
+    )
+    write(project, "base/nn.py", nn)
     pinn = (
         "import tensorflow as tf\n"
         "from base.nn import NN\n"
@@ -842,16 +843,6 @@ def test_a_base_class_that_switches_eager_on_in_another_module(project: Path, ru
     write(project, "base/pinn.py", pinn)
     r = run("check", "base/pinn.py")
     assert codes_at(r.out, "base/pinn.py") == [], r.out
-    write(project, "base/nn.py", (
-        "import tensorflow as tf\n"
-        "\n"
-        "class NN:\n"
-        "    def __init__(self):\n"
-        "        tf.config.run_functions_eagerly(True)\n"
-        "        self.hist = []\n"
-        "\n"
-        "    def close(self):\n"
-        "        tf.config.run_functions_eagerly(False)\n"
-    ))
+    write(project, "base/nn.py", nn + "\n    def close(self):\n        tf.config.run_functions_eagerly(False)\n")
     found = codes_at(run("check", "base/pinn.py").out, "base/pinn.py")
     assert (8, "TFL102") in found, found
