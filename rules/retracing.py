@@ -1257,6 +1257,26 @@ for images, labels in tf.data.Dataset.from_tensor_slices((tf.zeros([8, 4]), tf.z
     pgd(images, 1000)
     robustify(images)
 ''',
+'''import tensorflow as tf
+
+
+def step(x):
+    return x * 2.0
+
+
+def run(model, x):
+    fn = tf.function(step)  # TFL402
+    return fn(x)
+
+
+def describe(model):
+    fn = str                  # another function's `fn`, called with its own `model`
+    return fn(model)
+
+
+for epoch in range(3):
+    run(tf.keras.Sequential(), tf.ones([2]))
+''',
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
@@ -1341,7 +1361,8 @@ for images, labels in tf.data.Dataset.from_tensor_slices((tf.zeros([8, 4]), tf.z
         if local is not None:
             if not (self._kept_only_to_call(node, factory) and self._name_called_within(local, factory.node, factory)):
                 return None
-            uses = [c for c, _ in sem.all_calls if isinstance(c.func, cst.Name) and c.func.value == local]
+            uses = [c for c, cctx in sem.all_calls if isinstance(c.func, cst.Name) and c.func.value == local and
+                    cctx.fn is not None and any(f is factory for f in cctx.fn.scope_chain())]
         else:
             uses = [c for c, _ in sem.all_calls if c.func is node]
         if not uses:

@@ -817,14 +817,20 @@ def f(x):
 
 
 class TensorConditionInKeras3Call(Rule):
-    """A Python `if`/`while` on a tensor in the `call` of a Keras 3 layer or model.
+    """A Python `if`/`while`/`for`/`len()`/`int()` on a tensor in a Keras 3 `call` or its helpers.
 
     ## What it does
     Flags `if`, `while` and conditional expressions (`a if t else b`) whose test is a
-    tensor (computed from the inputs of `call`) inside `call` of a subclass of
+    tensor (computed from the inputs of `call`), a `for` loop over a tensor or over
+    `range()` of one, and `len()`, `int()`, `float()` or `bool()` of a tensor, inside `call` of a subclass of
     `keras.layers.Layer`, `keras.Layer`, `keras.Model` (and `tf.keras.*`, which is
-    Keras 3 from TensorFlow 2.16 on). Subclasses of `tf_keras.*` (Keras 2) are not
-    flagged, nor is a `call` decorated with `@tf.function`. Static tests (`if training:`,
+    Keras 3 from TensorFlow 2.16 on), and inside the functions of the module that `call`
+    calls (`self._helper(x)`, a module function), directly or through each other. In a
+    helper only the results of TensorFlow ops count as tensors (`tf.shape(x)[0]`, a local
+    bound to one), not its parameters. A `for` loop or a conversion counts only on the result
+    of an op, never on an input, which is often a Python list of tensors. Subclasses of
+    `tf_keras.*` (Keras 2) are not flagged, nor is a `call` (or a helper) decorated with
+    `@tf.function`, which AutoGraph converts. Static tests (`if training:`,
     `if mask is None:`, `if x.shape[-1] == 1:`, `tf.keras.backend.ndim(x) == 2`) are
     fine, and so is the bare truth value of an input (`if context_inputs:`), which is
     usually a Python list, dict or `None`; a comparison of an input (`if x > 0:`) is
@@ -832,7 +838,7 @@ class TensorConditionInKeras3Call(Rule):
     others as the caller gave them (a mask tensor or a Python `dim`), so `if dim % 2:` is
     not flagged. Keras helpers that return Python values (`keras.backend.standardize_dtype`,
     `keras.ops.shape`, whose known dimensions are Python ints) do not make a tensor
-    either. Only the body of `call` itself is checked: helpers it calls are a known miss.
+    either. A helper that `call` reaches only under an eager-only guard is not checked.
     Nor is a layer flagged when neither its module nor any project module that imports it
     (directly or not) runs anything as a graph: no `tf.function`, tf.data transformation,
     `fit`/`evaluate`/`predict`, `Input`, `Sequential`, functional `Model`, `build`,
@@ -849,7 +855,11 @@ class TensorConditionInKeras3Call(Rule):
     Keras 3 does not run AutoGraph on `call`. When it infers output shapes (building a
     functional model) and inside `fit`, `call` receives symbolic tensors, and a Python
     condition on one raises `OperatorNotAllowedInGraphError: Using a symbolic tf.Tensor
-    as a Python bool is not allowed`. Code written for Keras 2, where `fit` converted
+    as a Python bool is not allowed`; `len()` of one raises `TypeError: len is not well
+    defined for a symbolic Tensor`, `int()` and `range()` of one a `TypeError` ('SymbolicTensor'
+    object cannot be interpreted as an integer), and iterating one
+    `OperatorNotAllowedInGraphError`. AutoGraph does not convert the functions `call`
+    calls either: it converts the callees only of converted code. Code written for Keras 2, where `fit` converted
     `call` with AutoGraph, breaks when upgraded to TensorFlow 2.16 or later.
 
     ## Example
@@ -881,8 +891,7 @@ class TensorConditionInKeras3Call(Rule):
 
     CODE = "TFL601"
     NAME = "tensor-condition-in-keras3-call"
-    MESSAGE = "Python {what} on a tensor in Keras 3 `{cls}.call`, which runs without AutoGraph; use " \
-              "`keras.ops.cond` / `tf.cond` or `tf.where`"
+    MESSAGE = "Python {what} on a tensor in {where}, which runs without AutoGraph; {fix}"
     SEVERITY = Severity.ERROR
     TRACED_ONLY = False
     TEXT_MARKERS = (r"def call\(",)
@@ -1046,6 +1055,48 @@ class Shift(keras.layers.Layer):
 model = keras.Sequential([keras.Input((3,)), Shift()])
 model.fit(tf.ones([4, 3]), tf.ones([4, 3]))
 ''',
+        '''import keras
+import tensorflow as tf
+
+class Pool(keras.layers.Layer):
+    def __init__(self, window, use_cache=False):
+        super().__init__()
+        self.window = window
+        self.use_cache = use_cache
+
+    def call(self, inputs):
+        parts = inputs if isinstance(inputs, (list, tuple)) else [inputs]
+        if len(parts) == 1:                   # a Python list of inputs
+            parts = parts * 2
+        for part in parts:                    # iterating the list, not a tensor
+            tf.debugging.assert_rank(part, 2)
+        x = tf.add_n(parts)
+        for i in range(x.shape[-1] or 1):     # the static last dimension
+            x = x * float(i)
+        scale = float(self.window) / int(x.shape[-1] or 1)
+        x = x * scale
+        return self._pool(x, self.window) + self._scan(x) + self._eager(x)
+
+    def _pool(self, x, window):
+        if window > 1 and self.use_cache:     # Python settings
+            x = tf.nn.avg_pool1d(x[..., None], window, 1, "SAME")[..., 0]
+        return x
+
+    @tf.function                              # AutoGraph converts it
+    def _scan(self, x):
+        if tf.reduce_sum(x) > 0:
+            x = x * 2.0
+        return x
+
+    def _eager(self, x):
+        if tf.executing_eagerly():
+            if tf.reduce_sum(x) > 0:          # only ever runs eagerly
+                return x
+        return x * 0.0
+
+model = keras.Sequential([keras.Input((3,)), Pool(2)])
+model.fit(tf.ones([4, 3]), tf.ones([4, 3]))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1088,30 +1139,70 @@ class Ranker(tf.keras.Model):
 
 Ranker().fit(tf.ones([4, 3]), tf.ones([4, 2]))
 ''',
+'''import tensorflow as tf
+import keras
+
+class Season(keras.layers.Layer):
+    def call(self, inputs):
+        if len(tf.shape(inputs)) == 1:  # TFL601
+            inputs = tf.expand_dims(inputs, -1)
+        return self._moving_average(inputs)
+
+    def _moving_average(self, x):
+        batch_size = tf.shape(x)[0]
+        mid = int(tf.shape(x)[0] / 2)  # TFL601
+        if tf.shape(x)[0] > 0:  # TFL601
+            x = x * 2.0
+        for i in range(batch_size):  # TFL601
+            x = x + 1.0
+        return self._center(x)
+
+    def _center(self, x):
+        for row in tf.unstack(x, num=4) if x.shape[0] == 4 else tf.split(x, 2):
+            x = x - row
+        for row in x - tf.reduce_mean(x):  # TFL601
+            x = x - row
+        return x
+
+model = keras.Sequential([keras.Input((4,)), Season()])
+model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
+''',
     )
 
-    def _call_method(self, ctx: Ctx) -> FunctionInfo | None:
-        fn = ctx.fn
-        if fn is None or fn.name != "call" or fn.cls is None or not isinstance(fn.node, cst.FunctionDef):
-            return None
-        if fn.tf_function:
-            return None
-        if not self.sem.is_keras3_layer_class(fn.cls):
-            return None
-        return fn
+    def _where(self, ctx: Ctx) -> tuple[FunctionInfo, str] | None:
+        """The Keras 3 ``call`` that runs this code without AutoGraph, and where it is said
+        to be: ``call`` itself, or a function it calls (see ``keras3_call_of``)."""
+        got = self.sem.keras3_call_of(ctx.fn)
+        if got is None or eager_only_branch(ctx):
+            return None  # (``if tf.executing_eagerly():``: the author's eager path, tf.cond beside it)
+        call, site = got
+        where = f"Keras 3 `{call.cls.name}.call`"  # type: ignore[union-attr]
+        if site is not None:
+            line = self.sem.position(site).start.line
+            where = f"`{ctx.fn.name}`, called from {where} (line {line})"  # type: ignore[union-attr]
+        return call, where
+
+    def _flag(self, node: cst.CSTNode, what: str, fix: str, call: FunctionInfo, where: str) -> None:
+        # asked last: outside a project it reads the module's text (rare: a tensor test)
+        if self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(call.cls):
+            self.report(node, self.MESSAGE.format(what=what, where=where, fix=fix))
 
     def _check(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:
-        fn = self._call_method(ctx)
-        if fn is None or eager_only_branch(ctx):
-            return  # (``if tf.executing_eagerly():``: the author's eager path, tf.cond beside it)
-        # Keras 3 hands `call` its inputs as tensors; the other arguments are whatever the
-        # caller passed (a mask tensor, or a Python `dim`): only the inputs are sure
-        inputs = [p.name.value for p in fn.params[1:2] if p.star not in ("*", "**")]
-        with self.sem.params_as_tensors(fn, only=frozenset(inputs)):
-            hit = self.sem.condition_is_tensor(test, fn)
-        # asked last: outside a project it reads the module's text (rare: a tensor test)
-        if hit and self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(fn.cls):
-            self.report(test, self.MESSAGE.format(what=what, cls=fn.cls.name))  # type: ignore[union-attr]
+        got = self._where(ctx)
+        if got is None:
+            return
+        call, where = got
+        fn = ctx.fn
+        if fn is call:
+            # Keras 3 hands `call` its inputs as tensors; the other arguments are whatever the
+            # caller passed (a mask tensor, or a Python `dim`): only the inputs are sure
+            inputs = [p.name.value for p in fn.params[1:2] if p.star not in ("*", "**")]
+            with self.sem.params_as_tensors(fn, only=frozenset(inputs)):
+                hit = self.sem.condition_is_tensor(test, fn)
+        else:
+            hit = self.sem.condition_is_tensor(test, fn)  # a helper: op results only
+        if hit:
+            self._flag(test, what, "use `keras.ops.cond` / `tf.cond` or `tf.where`", call, where)
 
     def visit_If(self, node: cst.If, ctx: Ctx) -> None:
         self._check(node.test, "`if`", ctx)
@@ -1121,6 +1212,38 @@ Ranker().fit(tf.ones([4, 3]), tf.ones([4, 2]))
 
     def visit_IfExp(self, node: cst.IfExp, ctx: Ctx) -> None:
         self._check(node.test, "conditional expression", ctx)
+
+    def visit_For(self, node: cst.For, ctx: Ctx) -> None:
+        it = node.iter
+        if isinstance(it, cst.Call) and self.sem.is_builtin(it.func, "range", ctx.fn):
+            if not any(self.sem.strong_tensor(a.value, ctx.fn, True) for a in it.args):
+                return
+            what = "`range()`"
+        elif self.sem.strong_tensor(it, ctx.fn):
+            what = "`for` loop"
+        else:
+            return
+        got = self._where(ctx)
+        if got is not None:
+            self._flag(it, what, "use `tf.while_loop` / `keras.ops.fori_loop` or `tf.map_fn`", *got)
+
+    def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        if len(node.args) != 1 or node.args[0].star:
+            return
+        name = next((n for n in _KERAS3_CONVERSIONS if self.sem.is_builtin(node.func, n, ctx.fn)), None)
+        if name is not None and self.sem.strong_tensor(node.args[0].value, ctx.fn):
+            got = self._where(ctx)
+            if got is not None:
+                self._flag(node, f"`{name}()`", _KERAS3_CONVERSIONS[name], *got)
+
+
+#: Python conversions a symbolic tensor refuses, with what to use instead
+_KERAS3_CONVERSIONS = {
+    "len": "use `x.shape` (static) or `tf.shape(x)` / `tf.rank(x)`",
+    "int": "keep it a tensor (`tf.cast`), or use the static `x.shape`",
+    "float": "keep it a tensor (`tf.cast`), or use the static `x.shape`",
+    "bool": "use `keras.ops.cond` / `tf.cond` or `tf.where`",
+}
 
 
 # ---------------------------------------------------------------------------------------

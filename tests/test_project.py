@@ -655,6 +655,23 @@ def test_tfl601_silent_on_a_layer_class_the_application_never_uses(project: Path
     assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
 
 
+@pytest.mark.parametrize("model, flagged", [
+    # the package re-exports Gate and lists it in __all__, but nothing makes it (set 10's
+    # position-sensitive pooling layers)
+    ("from pkg import Proj\n\nm = keras.Sequential([keras.Input((4,)), Proj()])\n", False),
+    ("import pkg\n\nm = keras.Sequential([keras.Input((4,)), pkg.Proj()])\n", False),
+    # its users make it, by name or as the package's attribute
+    ("from pkg import Gate\n\nm = keras.Sequential([keras.Input((4,)), Gate()])\n", True),
+    ("import pkg\n\nm = keras.Sequential([keras.Input((4,)), pkg.Gate()])\n", True),
+    ("from pkg import *\n\nm = keras.Sequential([keras.Input((4,)), Gate()])\n", True),
+])
+def test_tfl601_a_layer_a_package_only_re_exports_is_unused(project: Path, run, model, flagged) -> None:
+    write(project, "pkg/layers.py", _DEAD_LAYER)
+    write(project, "pkg/__init__.py", "from .layers import Gate, Proj\n\n__all__ = ['Gate', 'Proj']\n")
+    write(project, "model.py", "import keras\n" + model)
+    assert ((7, "TFL601") in codes_at(run("check", ".").out, "pkg/layers.py")) is flagged
+
+
 @pytest.mark.parametrize("made, flagged", [("Proj", False), ("Wrapper", True)])
 def test_tfl601_a_layer_named_only_in_an_unused_class_is_unused(project: Path, run, made, flagged) -> None:
     """Gate is made in ``Wrapper.__init__`` only: it runs only if Wrapper is made (set 47's

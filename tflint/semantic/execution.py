@@ -727,6 +727,38 @@ class ExecutionJudgements:
             self.__dict__["_keras_graph"] = got
         return got
 
+    def keras3_call_of(self, fn: FunctionInfo | None) -> tuple[FunctionInfo, cst.Call | None] | None:
+        """The ``call`` of a Keras 3 layer or model that runs ``fn`` without AutoGraph:
+        ``(fn, None)`` for such a ``call`` itself (not a ``tf.function``), ``(call, site)``
+        for a function of this module that it calls, directly or through other such
+        functions (``site`` the call in the ``call`` method), outside an eager-only branch.
+        AutoGraph converts the callees only of converted code, and Keras 3 never converts
+        ``call``; a ``tf.function`` callee is converted, a ``py_function`` one runs eagerly."""
+        memo = self.__dict__.get("_keras3_calls")
+        if memo is None:
+            memo = {}
+            work: list[FunctionInfo] = []
+            for cls in self.classes.values():
+                f = cls.methods.get("call")
+                if f is not None and isinstance(f.node, cst.FunctionDef) and not f.tf_function and \
+                        self.is_keras3_layer_class(cls):
+                    memo[id(f)] = (f, None)
+                    work.append(f)
+            while work:
+                f = work.pop()
+                root, site = memo[id(f)]
+                for call, ctx in f.calls:
+                    if eager_only_branch(ctx) or self.in_py_function_arg(ctx):
+                        continue
+                    callee = self.resolve_callee(call, ctx.fn)  # type: ignore[attr-defined]
+                    if callee is None or id(callee) in memo or callee.tf_function or \
+                            callee.py_function_target or callee.name in ("__init__", "build", "call"):
+                        continue
+                    memo[id(callee)] = (root, site or call)
+                    work.append(callee)
+            self.__dict__["_keras3_calls"] = memo
+        return memo.get(id(fn)) if fn is not None else None
+
     def instances_live_per_trace(self, cls) -> bool:
         """Is every instance of the module class ``cls`` made within a trace? True when
         ``cls`` and the module's classes derived from it are constructed only in traced

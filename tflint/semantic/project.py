@@ -745,13 +745,17 @@ def _uses_names(tree: ast.Module, names: frozenset[str], source: str) -> tuple[b
     strings: set[str] = set()
     modules: set[str] = set()  # names bound by ``import m`` / ``from p import m``
     getattr_on: set[str] = set()
+    exported = {id(e) for stmt in tree.body if isinstance(stmt, (ast.Assign, ast.AugAssign))
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                if isinstance(t, ast.Name) and t.id == "__all__"
+                for e in ast.walk(stmt.value)}  # ``__all__`` lists a name; it does not use it
     for node in ast.walk(tree):
         t = type(node)
         if t is ast.Name:
             loads.add(node.id)  # type: ignore[attr-defined]
         elif t is ast.Attribute:
             attrs.add(node.attr)  # type: ignore[attr-defined]
-        elif t is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
+        elif t is ast.Constant and type(node.value) is str and id(node) not in exported:  # type: ignore[attr-defined]
             strings.add(node.value)  # type: ignore[attr-defined]
         elif t is ast.ImportFrom:
             here = (node.module or "").rpartition(".")[2] == source  # type: ignore[attr-defined]
@@ -1099,11 +1103,11 @@ class ProjectIndex:
     def names_used_elsewhere(self, mf: ModuleFile, names: Iterable[str]) -> bool:
         """Whether a module that imports ``mf`` uses one of its top-level ``names``: loads
         it (or the alias it imports it as), reads it as an attribute (``layers.Gate``),
-        names it in a string (``custom_objects``, ``getattr``) or looks names up
-        dynamically (``globals()``, ``eval``). A module that only imports a name and passes
-        it on is followed to its own importers; a package's ``__init__`` that imports one
-        re-exports it to the package's users, which counts as a use. True when a module
-        cannot be read or parsed: nothing is known of it."""
+        names it in a string (``custom_objects``, ``getattr``; not in ``__all__``) or looks
+        names up dynamically (``globals()``, ``eval``). A module that only imports a name and
+        passes it on (a package's ``__init__`` that re-exports it) is followed to its own
+        importers: in a project not packaged for others they are the package's only users.
+        True when a module cannot be read or parsed: nothing is known of it."""
         seen = {mf.path}
         todo = [(mf, frozenset(names))]
         while todo:
@@ -1121,9 +1125,9 @@ class ProjectIndex:
                 except (SyntaxError, ValueError):
                     return True
                 used, aliases = _uses_names(tree, wanted, cur.name.rpartition(".")[2])
-                if used or (aliases and other.is_package):
+                if used:
                     return True
-                if aliases:
+                if aliases:  # passed on (a package's ``__init__`` re-exports): follow its users
                     todo.append((other, frozenset(aliases)))
         return False
 
