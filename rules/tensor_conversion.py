@@ -1097,6 +1097,45 @@ class Pool(keras.layers.Layer):
 model = keras.Sequential([keras.Input((3,)), Pool(2)])
 model.fit(tf.ones([4, 3]), tf.ones([4, 3]))
 ''',
+        '''import tensorflow as tf
+from tensorflow.keras import layers
+
+image = tf.ones([1, 8, 8, 3])
+model = tf.keras.Sequential([layers.Rescaling(1. / 255)])
+
+
+def random_invert_img(x, p=0.5):
+    if tf.random.uniform([]) < p:
+        x = (255 - x)
+    return x
+
+
+class RandomInvert(layers.Layer):
+    def call(self, x):
+        return random_invert_img(x)
+
+
+_ = RandomInvert()(image)[0]                  # made and called once, eagerly, on an image
+''',
+        '''\"\"\"A gate layer. Usage:
+
+    model = keras.Sequential([keras.Input((4,)), Gate()])
+    model.fit(x, y)
+\"\"\"
+import keras
+import tensorflow as tf
+
+
+class Gate(keras.layers.Layer):
+    def call(self, x):
+        if tf.reduce_sum(x) > 0:              # the module only ever calls it eagerly
+            return x * 2
+        return x
+
+
+layer = Gate()
+print(layer(tf.ones([2, 4])))                 # model.fit(...) is for later
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1184,7 +1223,8 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
 
     def _flag(self, node: cst.CSTNode, what: str, fix: str, call: FunctionInfo, where: str) -> None:
         # asked last: outside a project it reads the module's text (rare: a tensor test)
-        if self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(call.cls):
+        if self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(call.cls) and \
+                not self.sem.instances_called_once_eagerly(call.cls):
             self.report(node, self.MESSAGE.format(what=what, where=where, fix=fix))
 
     def _check(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:

@@ -617,6 +617,36 @@ def test_tfl601_only_where_a_module_that_imports_the_layer_may_run_it_as_a_graph
     assert (7, "TFL601") in codes_at(run("check", ".").out, "layers.py")
 
 
+@pytest.mark.parametrize("decorator, flagged", [("", False), ("@tf.function\n", True)])
+def test_tfl601_a_module_level_train_step_is_no_keras_step(project: Path, run, decorator, flagged) -> None:
+    """A plain ``def train_step(model, x)`` with an eager GradientTape loop runs the layers
+    on concrete tensors (set 31's coursework): only a Keras step method, or a tf.function,
+    runs them as a graph."""
+    write(project, "hw.py", "import tensorflow as tf\n\n\nclass Lstm(tf.keras.layers.Layer):\n"
+                            "    def call(self, data):\n        for t in tf.range(data.shape[1]):\n"
+                            "            data = data + 1.0\n        return data\n\n\n" + decorator +
+                            "def train_step(model, x):\n    with tf.GradientTape() as tape:\n"
+                            "        loss = tf.reduce_sum(model(x))\n    return loss\n\n\n"
+                            "layer = Lstm()\nfor epoch in range(3):\n    train_step(layer, tf.ones([2, 3]))\n")
+    assert ((6, "TFL601") in codes_at(run("check", ".").out, "hw.py")) is flagged
+
+
+@pytest.mark.parametrize("usage, flagged", [
+    ('"""Later:\n\n    model = keras.Sequential([keras.Input((4,)), Gate()])\n    model.fit(x, y)\n"""\n', False),
+    ("# model.fit(x, y)\n", False),
+    ("model = keras.Sequential([keras.Input((4,)), Gate()])\n", True),
+])
+def test_tfl601_code_in_a_docstring_or_comment_does_not_run(project: Path, run, usage, flagged) -> None:
+    """Only code that runs may build a layer symbolically: not the example in a docstring
+    or a commented-out line (set 31's recommender layers, each tested in a docstring)."""
+    write(project, "layers.py", "import tensorflow as tf\nimport keras\n\n\nclass Gate(keras.layers.Layer):\n"
+                                "    def call(self, x):\n        if tf.reduce_sum(x) > 0:\n"
+                                "            return x * 2\n        return x\n")
+    write(project, "main.py", "import keras\nimport tensorflow as tf\nfrom layers import Gate\n\n" + usage +
+                              "print(Gate()(tf.ones([2, 4])))\n")
+    assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
+
+
 _DEAD_LAYER = ("import tensorflow as tf\nimport keras\n\n\nclass Gate(keras.layers.Layer):\n"
                "    def call(self, x):\n        if tf.reduce_sum(x) > 0:\n            return x * 2\n"
                "        return x\n\n\nclass Proj(keras.layers.Layer):\n    def call(self, x):\n        return x\n")

@@ -720,10 +720,10 @@ class ExecutionJudgements:
         Python ``if`` on a tensor works. A file outside any project is judged by its own text."""
         got = self.__dict__.get("_keras_graph")
         if got is None:
-            from tflint.semantic.project import may_run_keras_graph
+            from tflint.semantic.project import may_run_keras_graph, without_prose
 
             got = self.project.keras_graph_reaching() if self.project is not None else \
-                may_run_keras_graph(self.module.code, self.wrappers)
+                may_run_keras_graph(without_prose(self.module.code), self.wrappers)
             self.__dict__["_keras_graph"] = got
         return got
 
@@ -781,6 +781,18 @@ class ExecutionJudgements:
         memo = self.__dict__.setdefault("_per_call_classes", {})
         if id(cls) not in memo:
             memo[id(cls)] = self._instances_only(cls, self._local_to_the_call)
+        return memo[id(cls)]
+
+    def instances_called_once_eagerly(self, cls) -> bool:
+        """Is every instance of the module class ``cls`` (and of the module's classes derived
+        from it) made and called at once in module-level code, ``Invert()(image)``, and
+        never kept: the names used for nothing else, and no other module calling them?
+        Then its ``call`` runs only eagerly, on the concrete values given it there (a
+        tutorial cell that shows what a custom layer does to one image)."""
+        memo = self.__dict__.setdefault("_called_once_classes", {})
+        if id(cls) not in memo:
+            called = {id(c.func) for c, _ in self.all_calls if type(c.func) is cst.Call}  # type: ignore[attr-defined]
+            memo[id(cls)] = self._instances_only(cls, lambda call, ctx: ctx.fn is None and id(call) in called)
         return memo[id(cls)]
 
     @staticmethod

@@ -50,7 +50,8 @@ _TF_TEXT = re.compile(r"tensorflow|keras|\btf\.|\btf2\.|def_function|polymorphic
 #: "function" as a word, with what follows it when that is a call or an ``as``
 _FUNCTION_WORD = re.compile(r"function\b(\s*\(|\s+as\b)?")
 _FUNCTION_IMPORT = re.compile(r"^[ \t]*(?:from|import)\b[^\n]*\bfunction\b", re.M)
-_STEP_DEF = re.compile(r"def[ \t]+(?:train|test|predict)_step\b")
+#: a Keras step is a method (indented); a module-level ``def train_step`` is a plain function
+_STEP_DEF = re.compile(r"^[ \t]+def[ \t]+(?:train|test|predict)_step\b", re.M)
 _DATASET_CALL = re.compile(r"\.(?:map|filter|flat_map|interleave|reduce|scan|group_by_window|parallel_interleave)\(")
 #: Keras running models symbolically: its compiled loops, symbolic builds (functional
 #: models, ``Sequential``, ``Input``, ``build``/``summary``) and exports, as literal
@@ -59,6 +60,17 @@ _KERAS_GRAPH_TEXT = (".fit(", ".evaluate(", ".predict(", "_on_batch(", ".fit_gen
                      ".predict_generator(", ".build(", ".summary(", ".export(", "Sequential(", "saved_model",
                      "TimeDistributed(", "Bidirectional(")
 _KERAS_GRAPH_WORDS = re.compile(r"\b(?:Input|Model)\(")
+
+
+#: a triple-quoted string (a docstring, or code kept in one), then a comment
+_PROSE = re.compile(r'(?s)(\"\"\"|\'\'\').*?\1|#[^\n]*')
+
+
+def without_prose(text: str) -> str:
+    """``text`` without triple-quoted strings and comments: the code in a docstring's
+    example or a commented-out line does not run (``model = tf.keras.Model(...)`` in the
+    docstring of a layer nobody makes). A ``#`` inside a string ends its line early."""
+    return _PROSE.sub("", text) if ("#" in text or '"""' in text or "\'\'\'" in text) else text
 
 
 def _keras_graph_text(text: str) -> bool:
@@ -1042,16 +1054,16 @@ class ProjectIndex:
         return got
 
     def runs_keras_graph(self, mf: ModuleFile) -> bool:
-        """Whether ``mf``'s text may run Keras layers as a graph (:func:`may_run_keras_graph`)."""
+        """Whether ``mf``'s code may run Keras layers as a graph (:func:`may_run_keras_graph`
+        on its text :func:`without_prose`)."""
         e = self._entry(mf)
         if e is None:
             return True
         got = e.get("graph")
         if got is None:  # asked rarely (a Keras 3 call with a tensor condition): read again
-            got = e["tf"]
-            if not got:
-                data = self._read(mf)
-                got = data is None or _keras_graph_text(data[0].decode("utf-8", "replace"))
+            data = self._read(mf)
+            got = data is None or may_run_keras_graph(without_prose(data[0].decode("utf-8", "replace")),
+                                                      self.wrappers)
             e["graph"] = got
         return got
 
