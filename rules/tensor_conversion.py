@@ -1136,6 +1136,25 @@ class Gate(keras.layers.Layer):
 layer = Gate()
 print(layer(tf.ones([2, 4])))                 # model.fit(...) is for later
 ''',
+        '''import keras
+from keras import ops
+
+
+class Block(keras.layers.Layer):
+    def _resolve_shift_size(self, x):
+        return 3 if x.shape[1] is not None else ops.shape(x)[1] // 2
+
+    def call(self, x):
+        shift = self._resolve_shift_size(x)
+        shift_is_static = isinstance(shift, int)
+        apply_shift = shift > 0 if shift_is_static else True   # a Python bool either way
+        if apply_shift:
+            x = ops.roll(x, shift=-shift, axis=1)
+        return x
+
+
+model = keras.Sequential([keras.Input((8, 4)), Block()])
+''',
     )
     INVALID = (
         '''import tensorflow as tf

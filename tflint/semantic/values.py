@@ -820,6 +820,8 @@ class ValueJudgements:
             return self.strong_tensor(e.left, fn, True, d) or any(
                 self.strong_tensor(c.comparator, fn, True, d) for c in e.comparisons)
         if isinstance(e, cst.IfExp):
+            if self._checks_a_type(e.test, fn):
+                return False  # ``shift > 0 if isinstance(shift, int) else True``: a Python value
             return self.strong_tensor(e.body, fn, _arith, d) or self.strong_tensor(e.orelse, fn, _arith, d)
         if isinstance(e, cst.Call):
             if self.qualified(e.func):
@@ -828,6 +830,17 @@ class ValueJudgements:
                 return self.is_tensor(e, fn)  # a layer call compared or computed with: self.gate(x) > 0
             return False
         return False
+
+    @staticmethod
+    def _checks_a_type(test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
+        """Is ``test`` a type check (``isinstance``, ``tf.is_tensor``), or a local bound only
+        to one (``static = isinstance(shift, int)``)? The branches it picks between are
+        type dispatch: each handles the kind of value the check found."""
+        if isinstance(test, cst.Name) and fn is not None:
+            values = fn.assigns.get(test.value, [])
+            return bool(values) and all(_TYPE_CHECK in code(v) or "is_tensor(" in code(v) for v in values)
+        text = code(test)
+        return _TYPE_CHECK in text or "is_tensor(" in text
 
     def _python_element(self, v: cst.BaseExpression, name: str, owner: FunctionInfo) -> bool:
         """``name`` unpacked from ``v`` is known to be a Python value (or other non-tensor)."""
@@ -1260,6 +1273,9 @@ def annotated_tensor(fn: FunctionInfo, name: str) -> bool:
         if p.name.value == name and p.annotation is not None:
             return (dotted_name(p.annotation.annotation) or "").endswith(("tf.Tensor", "tensorflow.Tensor"))
     return False
+
+
+_TYPE_CHECK = "isinstance("
 
 
 def _builtin(sem, node: cst.BaseExpression, name: str, ctx: Ctx) -> bool:
