@@ -1273,6 +1273,8 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
         self._check(node.test, "conditional expression", ctx)
 
     def visit_For(self, node: cst.For, ctx: Ctx) -> None:
+        if self.sem.keras3_call_of(ctx.fn) is None:
+            return  # (asked first: one look-up, and most loops are elsewhere)
         it = node.iter
         if isinstance(it, cst.Call) and self.sem.is_builtin(it.func, "range", ctx.fn):
             if not any(self.sem.strong_tensor(a.value, ctx.fn, True) for a in it.args):
@@ -1287,10 +1289,12 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
             self._flag(it, what, "use `tf.while_loop` / `keras.ops.fori_loop` or `tf.map_fn`", *got)
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
-        if len(node.args) != 1 or node.args[0].star:
+        func = node.func
+        if type(func) is not cst.Name or func.value not in _KERAS3_CONVERSIONS or len(node.args) != 1 or \
+                node.args[0].star or self.sem.keras3_call_of(ctx.fn) is None:
             return
-        name = next((n for n in _KERAS3_CONVERSIONS if self.sem.is_builtin(node.func, n, ctx.fn)), None)
-        if name is not None and self.sem.strong_tensor(node.args[0].value, ctx.fn):
+        name = func.value
+        if self.sem.is_builtin(func, name, ctx.fn) and self.sem.strong_tensor(node.args[0].value, ctx.fn):
             got = self._where(ctx)
             if got is not None:
                 self._flag(node, f"`{name}()`", _KERAS3_CONVERSIONS[name], *got)

@@ -1062,8 +1062,10 @@ class ProjectIndex:
         got = e.get("graph")
         if got is None:  # asked rarely (a Keras 3 call with a tensor condition): read again
             data = self._read(mf)
-            got = data is None or may_run_keras_graph(without_prose(data[0].decode("utf-8", "replace")),
-                                                      self.wrappers)
+            text = data[0].decode("utf-8", "replace") if data is not None else ""
+            # the text first: only a module that may run a graph is read again without prose
+            got = data is None or (e["tf"] or _keras_graph_text(text)) and \
+                may_run_keras_graph(without_prose(text), self.wrappers)
             e["graph"] = got
         return got
 

@@ -832,15 +832,14 @@ class ValueJudgements:
         return False
 
     @staticmethod
-    def _checks_a_type(test: cst.BaseExpression, fn: FunctionInfo | None) -> bool:
-        """Is ``test`` a type check (``isinstance``, ``tf.is_tensor``), or a local bound only
-        to one (``static = isinstance(shift, int)``)? The branches it picks between are
-        type dispatch: each handles the kind of value the check found."""
+    def _checks_a_type(test: cst.BaseExpression, fn: FunctionInfo | None = None) -> bool:
+        """Does ``test`` check a type anywhere (``isinstance``, ``tf.is_tensor``)? With
+        ``fn``, a local bound only to such checks counts too (``static = isinstance(shift,
+        int)``). The values such a test picks between are each of the kind it found."""
         if isinstance(test, cst.Name) and fn is not None:
             values = fn.assigns.get(test.value, [])
-            return bool(values) and all(_TYPE_CHECK in code(v) or "is_tensor(" in code(v) for v in values)
-        text = code(test)
-        return _TYPE_CHECK in text or "is_tensor(" in text
+            return bool(values) and all(_names_a_type_check(code(v)) for v in values)
+        return _names_a_type_check(code(test))
 
     def _python_element(self, v: cst.BaseExpression, name: str, owner: FunctionInfo) -> bool:
         """``name`` unpacked from ``v`` is known to be a Python value (or other non-tensor)."""
@@ -851,7 +850,7 @@ class ValueJudgements:
         """Is this condition a tensor: a tensor expression, or ``and``/``or``/``not`` of one?
         A test that checks a type anywhere (``isinstance(f, int) and f >= 1``) is about
         Python values: the type check decides before any tensor's truth is asked."""
-        if "is_tensor(" in code(test) or "isinstance(" in code(test):
+        if self._checks_a_type(test):
             return False
         if isinstance(test, cst.BooleanOperation):
             return self.condition_is_tensor(test.left, fn) or self.condition_is_tensor(test.right, fn)
@@ -1275,7 +1274,8 @@ def annotated_tensor(fn: FunctionInfo, name: str) -> bool:
     return False
 
 
-_TYPE_CHECK = "isinstance("
+def _names_a_type_check(text: str) -> bool:
+    return "is_tensor(" in text or "isinstance(" in text
 
 
 def _builtin(sem, node: cst.BaseExpression, name: str, ctx: Ctx) -> bool:
