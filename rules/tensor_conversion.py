@@ -1155,6 +1155,23 @@ class Block(keras.layers.Layer):
 
 model = keras.Sequential([keras.Input((8, 4)), Block()])
 ''',
+        '''import tensorflow as tf
+
+
+class Conv2D(tf.keras.layers.Layer):
+    def call(self, x):
+        n, h, w, c = tf.shape(x)
+        out = int((h - 3) / 1) + 1            # eager: int() of a concrete tensor
+        for i in range(out):
+            x = x + 1.0
+        return x
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+conv = Conv2D()
+x = tf.random.uniform((2, 8, 8, 3))
+print(conv(x).shape)                          # only ever called here, eagerly
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1243,7 +1260,7 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
     def _flag(self, node: cst.CSTNode, what: str, fix: str, call: FunctionInfo, where: str) -> None:
         # asked last: outside a project it reads the module's text (rare: a tensor test)
         if self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(call.cls) and \
-                not self.sem.instances_called_once_eagerly(call.cls):
+                not self.sem.instances_called_only_eagerly(call.cls):
             self.report(node, self.MESSAGE.format(what=what, where=where, fix=fix))
 
     def _check(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:

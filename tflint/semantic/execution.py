@@ -783,16 +783,34 @@ class ExecutionJudgements:
             memo[id(cls)] = self._instances_only(cls, self._local_to_the_call)
         return memo[id(cls)]
 
-    def instances_called_once_eagerly(self, cls) -> bool:
+    def instances_called_only_eagerly(self, cls) -> bool:
         """Is every instance of the module class ``cls`` (and of the module's classes derived
-        from it) made and called at once in module-level code, ``Invert()(image)``, and
-        never kept: the names used for nothing else, and no other module calling them?
-        Then its ``call`` runs only eagerly, on the concrete values given it there (a
-        tutorial cell that shows what a custom layer does to one image)."""
-        memo = self.__dict__.setdefault("_called_once_classes", {})
+        from it) made in module-level code and only called there: at once,
+        ``Invert()(image)``, or through a module-level name that nothing but module-level
+        calls reads (``conv = Conv2D(...)``, then ``conv(x)``)? The class names are used for
+        nothing else, and no other module calls them. Then its ``call`` runs only eagerly,
+        on the concrete values given it there (a tutorial cell that shows what a custom
+        layer does to one image)."""
+        memo = self.__dict__.setdefault("_called_eagerly_classes", {})
         if id(cls) not in memo:
-            called = {id(c.func) for c, _ in self.all_calls if type(c.func) is cst.Call}  # type: ignore[attr-defined]
-            memo[id(cls)] = self._instances_only(cls, lambda call, ctx: ctx.fn is None and id(call) in called)
+            calls = self.all_calls  # type: ignore[attr-defined]
+            called = {id(c.func) for c, _ in calls if type(c.func) is cst.Call}
+
+            def only_called_at_top(call: cst.Call, ctx: Ctx) -> bool:
+                if ctx.fn is not None:
+                    return False
+                if id(call) in called:
+                    return True
+                assigns = self.module_assigns  # type: ignore[attr-defined]
+                name = next((n for n, vs in assigns.items() if any(v is call for v in vs)), None)
+                if name is None or len(assigns[name]) != 1:
+                    return False
+                top_calls = sum(1 for c, cctx in calls if cctx.fn is None and type(c.func) is cst.Name and
+                                c.func.value == name)  # type: ignore[attr-defined]
+                # every other mention of the name is one of those calls (the binding is the one more)
+                return top_calls > 0 and _count_names(self.module, name) == top_calls + 1  # type: ignore[attr-defined]
+
+            memo[id(cls)] = self._instances_only(cls, only_called_at_top)
         return memo[id(cls)]
 
     @staticmethod
@@ -1232,6 +1250,18 @@ _EAGER_CHECKS = ("executing_eagerly", "inside_function", "executing_eagerly_outs
 def autograph_false(call: cst.Call) -> bool:
     return any(a.keyword is not None and a.keyword.value == "autograph" and isinstance(a.value, cst.Name)
                and a.value.value == "False" for a in call.args)
+
+
+def _count_names(node: cst.CSTNode, name: str) -> int:
+    """How many ``Name`` nodes under ``node`` spell ``name`` (an attribute's name too)."""
+    n = 0
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        x = stack.pop()
+        if type(x) is cst.Name and x.value == name:  # type: ignore[attr-defined]
+            n += 1
+        stack.extend(child_nodes(x))
+    return n
 
 
 def eager_only_branch(ctx: Ctx) -> bool:
