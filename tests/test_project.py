@@ -893,3 +893,50 @@ def test_a_base_class_that_switches_eager_on_in_another_module(project: Path, ru
     write(project, "base/nn.py", nn + "\n    def close(self):\n        tf.config.run_functions_eagerly(False)\n")
     found = codes_at(run("check", "base/pinn.py").out, "base/pinn.py")
     assert (8, "TFL102") in found, found
+
+
+AGENT = (
+    "import tensorflow as tf\n"
+    "\n"
+    "class Agent:\n"
+    "    @tf.function\n"
+    "    def act(self, obs):\n"
+    "        return obs.numpy()\n"
+)
+
+
+def test_every_entry_point_that_imports_the_module_switches_eager_on(project: Path, run) -> None:
+    """Set 58's tf2_grf: ``main.py`` calls ``tf.config.run_functions_eagerly(True)`` (at
+    module level, or in ``train()``) and is the only module that imports ``learn.py``,
+    which alone imports ``agent.py``: the agent's tf.functions run as Python, and
+    ``.numpy()`` there returns a value. A second entry point that imports the agent
+    without the switch, or a module that switches back with ``(False)``, brings the
+    finding back."""
+    write(project, "dqn/__init__.py", "")
+    write(project, "dqn/agent.py", AGENT)
+    write(project, "dqn/learn.py", "from dqn.agent import Agent\n\ndef learn():\n    return Agent()\n")
+    write(project, "dqn/main.py", "import tensorflow as tf\nfrom dqn.learn import learn\n\n"
+                                  "def train():\n    tf.config.run_functions_eagerly(True)\n    learn()\n")
+    assert codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py") == []
+    write(project, "dqn/evaluate.py", "from dqn.agent import Agent\n\nAgent().act(1)\n")
+    assert (6, "TFL201") in codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py")
+    (project / "dqn/evaluate.py").unlink()
+    assert codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py") == []
+    write(project, "dqn/debug.py", "import tensorflow as tf\n\ntf.config.run_functions_eagerly(False)\n")
+    assert (6, "TFL201") in codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py")
+
+
+def test_a_module_that_switches_eager_on_when_imported(project: Path, run) -> None:
+    """tf2_grf's ``dqn_agent.py`` imports ``common/models.py``, whose own body says
+    ``tf.config.run_functions_eagerly(True)``: once the agent's module is loaded, its
+    tf.functions run as Python, whoever imports it. A switch inside a function of the
+    imported module, which only importing it does not run, does not count."""
+    write(project, "common/__init__.py", "")
+    write(project, "common/models.py", "import tensorflow as tf\n\ntf.config.run_functions_eagerly(True)\n")
+    write(project, "agents/__init__.py", "")
+    write(project, "agents/agent.py", "from common.models import tf\n" + AGENT)
+    write(project, "run.py", "from agents.agent import Agent\n\nAgent().act(1)\n")
+    assert codes_at(run("check", "agents/agent.py").out, "agents/agent.py") == []
+    write(project, "common/models.py", "import tensorflow as tf\n\ndef debug():\n"
+                                       "    tf.config.run_functions_eagerly(True)\n")
+    assert (7, "TFL201") in codes_at(run("check", "agents/agent.py").out, "agents/agent.py")

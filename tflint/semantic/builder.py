@@ -414,6 +414,10 @@ def _finalize(sem: SemanticModel) -> None:
             for q in sem.qualified(b)):
         # ``class PINN(NN)`` with ``NN.__init__`` in another module switching eager on
         sem.functions_run_eagerly = True
+    if sem.project is not None and not sem.functions_run_eagerly and sem.project.runs_eagerly():
+        # every entry point that imports this module switches eager on, or a module it
+        # imports does so when it is imported
+        sem.functions_run_eagerly = True
     if eager_in_functions and not switched_off:
         # ``tf.config.run_functions_eagerly(True)`` as a statement of a function's body (a
         # constructor, a ``setup()`` run before the work), never switched off in the module:

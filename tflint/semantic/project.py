@@ -207,6 +207,11 @@ class ModuleSummary:
     #: ``tf.config.run_functions_eagerly(True)`` is a statement of the module's body or of
     #: a function's (a constructor's), and no such statement says ``(False)``
     eager_switch: bool = False
+    #: such a ``(True)`` statement is one of the module's own body: importing the module
+    #: switches every tf.function of the process to Python
+    eager_at_import: bool = False
+    #: some ``run_functions_eagerly`` statement of the module says ``(False)``
+    eager_off: bool = False
 
     def to_json(self) -> dict:
         """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
@@ -222,6 +227,8 @@ class ModuleSummary:
             "passed": [[p.target, p.caller, p.line, p.to, p.reason] for p in self.passed],
             "top_reads": dict(self.top_reads),
             "eager_switch": self.eager_switch,
+            "eager_at_import": self.eager_at_import,
+            "eager_off": self.eager_off,
         }
 
     @staticmethod
@@ -235,6 +242,8 @@ class ModuleSummary:
             passed=[PassedRoot(str(t), c, int(n), str(to), str(r)) for t, c, n, to, r in d["passed"]],
             top_reads={str(k): int(v) for k, v in d["top_reads"].items()},
             eager_switch=bool(d["eager_switch"]),
+            eager_at_import=bool(d["eager_at_import"]),
+            eager_off=bool(d["eager_off"]),
         )
 
 
@@ -295,6 +304,7 @@ class _Summarizer(ast.NodeVisitor):
         self.eager: list[bool] = [False]
         #: the values ``run_functions_eagerly`` statements give anywhere in the module
         self.switches: set[bool] = set()
+        self.at_import = False  # a ``(True)`` statement of the module's own body
 
     # -- the walk: NodeVisitor's, with the method look-up cached per node type and the
     # children read straight from ``_fields`` (about twice as fast on big modules)
@@ -420,6 +430,10 @@ class _Summarizer(ast.NodeVisitor):
                     self.eager[-1] = s.value.args[0].value
                     self.switches.add(s.value.args[0].value)
                     self.out.eager_switch = self.switches == {True}
+                    self.out.eager_off = False in self.switches
+                    if len(self.fn_stack) == 1 and s.value.args[0].value:
+                        self.at_import = True
+                    self.out.eager_at_import = self.at_import and self.out.eager_switch
             self.visit(s)
 
     # -- loops and calls
@@ -911,6 +925,7 @@ class ProjectIndex:
         self._traced_index: dict[str, dict[str, TracedFrom]] = {}
         self._traced_all: set[tuple[str, str]] = set()
         self._distributable: bool | None = None
+        self._eager: set[str] | None = None
 
     # -- files and names
 
@@ -1040,7 +1055,7 @@ class ProjectIndex:
         data, digest = got
         text = data.decode("utf-8", "replace")
         entry = {"hash": digest, "imports": scan_imports(text, mf.name, mf.is_package),
-                 "tf": may_hold_roots(text, self.wrappers)}
+                 "tf": may_hold_roots(text, self.wrappers), "eager": "run_functions_eagerly" in text}
         if self.cache is not None:
             self.cache.store(self.relpath(mf.path), st, entry)
         return entry
@@ -1201,6 +1216,46 @@ class ProjectIndex:
             self._graph_reach = self._reach_masks(self.runs_keras_graph)
         mask = self._graph_reach[0].get(mf.path)
         return self.runs_keras_graph(mf) if mask is None else bool(mask)
+
+    def runs_eagerly(self, mf: ModuleFile) -> bool:
+        """Whether every tf.function of ``mf`` runs as Python because of a
+        ``tf.config.run_functions_eagerly(True)`` in another module of the project:
+        ``mf`` imports, directly or through others, a module whose own body says it (the
+        switch runs whenever ``mf`` is loaded), or every module that imports ``mf`` runs
+        eagerly itself or says it (:attr:`ModuleSummary.eager_switch`) and some does: the
+        entry points that reach ``mf`` all switch. Nothing is inferred in a project where
+        some module switches back with ``(False)``."""
+        if self._eager is None:
+            self._eager = self._eager_modules()
+        return mf.path in self._eager
+
+    def _eager_modules(self) -> set[str]:
+        files = self.files()
+        said: dict[str, ModuleSummary] = {}
+        for p, m in files.items():
+            e = self._entry(m)
+            if e is not None and e.get("eager"):
+                s = self.summary(m)
+                if s is not None:
+                    said[p] = s
+        if not said or any(s.eager_off for s in said.values()):
+            return set()
+        eager = {p for p, s in said.items() if s.eager_switch}
+        work = [p for p, s in said.items() if s.eager_at_import]
+        while work:  # every module that imports, through others, one switching on import
+            for q in self.importers(files[work.pop()]):
+                if q not in eager:
+                    eager.add(q)
+                    work.append(q)
+        importers = {p: self.importers(m) for p, m in files.items()}
+        changed = bool(eager)
+        while changed:  # the least fixed point: a cycle of importers alone proves nothing
+            changed = False
+            for p, imps in importers.items():
+                if p not in eager and imps and imps <= eager:
+                    eager.add(p)
+                    changed = True
+        return eager
 
     @staticmethod
     def _members(mask: int, holders: list[str]) -> list[str]:
@@ -1538,6 +1593,14 @@ class ProjectView:
             got = self.index.resolve(qualified, self.module)
             summary = self.index.summary(got[0]) if got is not None else None
             return summary is not None and summary.eager_switch
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return False
+
+    def runs_eagerly(self) -> bool:
+        """:meth:`ProjectIndex.runs_eagerly` for this file (False when the project cannot
+        be indexed)."""
+        try:
+            return self.index.runs_eagerly(self.module)
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return False
 
