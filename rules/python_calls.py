@@ -880,6 +880,16 @@ def train_step(x):
     z = tf.random.normal(tf.shape(x))
     return tf.reduce_sum(x + z)
 ''',
+'''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def random_flip(image, label, seed=None):
+    if seed is None:
+        seed = np.random.randint(0, 1000000)   # only the op seed: the op still draws per call
+    flip = tf.random.uniform([], seed=seed) > 0.5
+    return tf.cond(flip, lambda: tf.image.flip_left_right(image), lambda: image), label
+''',
     )
     INVALID = (
         '''import random
@@ -940,6 +950,14 @@ class Model(Sampler):
     def latent(self):
         return tf.constant(super().latent())  # the base method runs while tracing
 ''',
+'''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def crop(image):
+    s = np.random.randint(0, 1000, size=2)  # TFL103
+    return tf.image.stateless_random_crop(image, [8, 8, 3], seed=s)   # the same crop every call
+''',
     )
     FIXED = (
         (2, '''import numpy as np
@@ -984,6 +1002,14 @@ class Model(Sampler):
     @tf.function
     def latent(self):
         return tf.constant(super().latent())  # the base method runs while tracing
+'''),
+        (5, '''import numpy as np
+import tensorflow as tf
+
+@tf.function
+def crop(image):
+    s = tf.random.uniform([2], minval=0, maxval=1000, dtype=tf.int64)  # TFL103
+    return tf.image.stateless_random_crop(image, [8, 8, 3], seed=s)   # the same crop every call
 '''),
     )
 

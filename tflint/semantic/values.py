@@ -681,12 +681,19 @@ class ValueJudgements:
     @staticmethod
     def _seed_only_nodes(fn: FunctionInfo) -> set[int]:
         out: set[int] = set()
-        args = [n for n in walk_scope(fn.node) if type(n) is cst.Arg and n.keyword is not None
-                and n.keyword.value in _SEED_KEYWORDS]
+        # the op seed of a stateful op: drawn once per trace, the op still draws anew on
+        # each call. A stateless op's seed is its whole state: frozen, it repeats
+        args = [a for n in walk_scope(fn.node) if type(n) is cst.Call and not _stateless(n.func)
+                for a in n.args if a.keyword is not None and a.keyword.value in _SEED_KEYWORDS]
         roots: list[cst.CSTNode] = [a.value for a in args]
+        # reads that give the value to nothing: the parameter itself, ``seed is None``
+        passive = {id(p.name) for p in walk_scope(fn.node) if type(p) is cst.Param}
+        passive.update(id(c.left) for c in walk_scope(fn.node) if type(c) is cst.Comparison and
+                       all(isinstance(t.operator, (cst.Is, cst.IsNot)) and isinstance(t.comparator, cst.Name)
+                           and t.comparator.value == "None" for t in c.comparisons))
         for name in {a.value.value for a in args if isinstance(a.value, cst.Name)}:
             values = fn.assigns.get(name, [])
-            reads = [n for n in name_nodes(fn.node) if n.value == name]
+            reads = [n for n in name_nodes(fn.node) if n.value == name and id(n) not in passive]
             in_seeds = sum(1 for a in args if isinstance(a.value, cst.Name) and a.value.value == name)
             targets = _assigned_count(fn, name)
             if values and targets == len(values) and len(reads) == in_seeds + targets:
@@ -1019,6 +1026,12 @@ class ValueJudgements:
         if kind == "local":
             return kind, owner, list(owner.assigns.get(name, ()))  # type: ignore[union-attr]
         return kind, owner, []
+
+
+def _stateless(func: cst.BaseExpression) -> bool:
+    """``tf.random.stateless_uniform``, ``tf.image.stateless_random_flip_left_right``..."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return "stateless" in name
 
 
 def _assigned_count(fn: FunctionInfo, name: str) -> int:
