@@ -1180,6 +1180,23 @@ for width in [8, 16, 32]:
 for path in ["a.keras", "b.keras"]:
     evaluate_saved(path, [tf.zeros([1, 4])])
 ''',
+'''import tensorflow as tf
+from models import build_model     # another module of the project
+
+
+def run_one(config, data):
+    model = build_model(config)    # a new model on every run
+    @tf.function
+    def eval_mse():                # traces again for each new model, wherever it is created
+        return tf.reduce_mean(tf.square(model(data)))
+    for step in range(100):
+        if step % 10 == 0:
+            eval_mse()
+
+
+for seed in range(3):
+    run_one({"seed": seed}, tf.zeros([1, 4]))
+''',
     )
     INVALID = (
         '''import tensorflow as tf

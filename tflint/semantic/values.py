@@ -1028,6 +1028,11 @@ class ValueJudgements:
         return kind, owner, []
 
 
+def _self_method(func: cst.BaseExpression) -> bool:
+    """``self.get_model`` (it may hand back one object kept on ``self``)."""
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+
+
 def _stateless(func: cst.BaseExpression) -> bool:
     """``tf.random.stateless_uniform``, ``tf.image.stateless_random_flip_left_right``..."""
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
@@ -1980,6 +1985,14 @@ class ValueFlow:
         reads = self.closure_reads(fn)
         if self.builds_state_in(outer, reads):
             return True
+        # a local that ``fn`` uses as a model or layer (calls it, reads its variables),
+        # which the enclosing function gets from a call of a builder each time
+        # (``model = build_model(config)``, the builder in another module)
+        for name in reads:
+            got = outer.assigns.get(name, ())
+            if got and all(isinstance(v, cst.Call) and not _self_method(v.func) for v in got) and \
+                    self.used_as_model(fn, name):
+                return True
         # an object the enclosing function builds and hands to ``tf.train.Checkpoint`` (to
         # restore it) is trackable state, whatever call built it (a registry's factory)
         for call, _ in outer.calls:
