@@ -414,7 +414,10 @@ def _finalize(sem: SemanticModel) -> None:
             for q in sem.qualified(b)):
         # ``class PINN(NN)`` with ``NN.__init__`` in another module switching eager on
         sem.functions_run_eagerly = True
-    if sem.project is not None and not sem.functions_run_eagerly and sem.project.runs_eagerly():
+    if sem.project is not None and not sem.functions_run_eagerly and (
+            any(f.root_reason == "tf.function" for f in sem.functions) or
+            any(m in cls.methods for cls in sem.classes.values() for m in KERAS_STEP_METHODS)) and \
+            sem.project.runs_eagerly():
         # every entry point that imports this module switches eager on, or a module it
         # imports does so when it is imported
         sem.functions_run_eagerly = True
