@@ -1197,6 +1197,26 @@ def run_one(config, data):
 for seed in range(3):
     run_one({"seed": seed}, tf.zeros([1, 4]))
 ''',
+'''import tensorflow as tf
+
+
+def run(data):
+    @tf.function
+    def train_step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    for x in data:
+        train_step(x)
+
+
+for width in [8, 16]:                  # a new model per width, read by train_step as a global:
+    model = tf.keras.Sequential([tf.keras.layers.Dense(width)])
+    optimizer = tf.keras.optimizers.Adam()
+    run([tf.zeros([1, 4])] * 3)        # one trace per model, however train_step is created
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1350,9 +1370,12 @@ for epoch in range(3):
                 self.report(node.name, self.MESSAGE.format(where=where))
             return
         for call, cctx in sem.all_calls:
-            if sem.resolve_callee(call, cctx.fn) is factory and next(sem.python_loops(cctx), None) is not None:
+            loop = next(sem.python_loops(cctx), None)
+            if sem.resolve_callee(call, cctx.fn) is factory and loop is not None:
                 if self._one_per_value(call, factory, reads, cctx):
                     continue
+                if sem.reads_globals_bound_in(info, factory, loop.node):  # type: ignore[arg-type]
+                    continue  # a new model per iteration, read as a global: traced again anyway
                 self.report(node.name, self.MESSAGE.format(
                     where=f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"))
                 return

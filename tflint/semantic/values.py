@@ -2042,6 +2042,16 @@ class ValueFlow:
         free = names_read(fn.node.body) - fn.bound - fn.param_names if isinstance(fn.node, cst.FunctionDef) else set()
         return self._reads_loop_bindings(free, loop)
 
+    def reads_globals_bound_in(self, fn: FunctionInfo, factory: FunctionInfo, loop: cst.For | cst.While) -> bool:
+        """Does ``fn`` (nested in ``factory``) read a name that neither binds, which
+        ``loop`` (around a call of ``factory``) binds anew in each iteration? A script's
+        ``for g in graphs: model = Net(); run(g)`` with ``run``'s tf.function reading the
+        global ``model``: a function created once would keep the first model."""
+        if not isinstance(fn.node, cst.FunctionDef):
+            return False
+        free = names_read(fn.node.body) - fn.bound - fn.param_names - factory.bound - factory.param_names
+        return self._reads_loop_bindings(free, loop)
+
     def wraps_what_the_loop_binds(self, expr: cst.BaseExpression, loop: cst.For | cst.While) -> bool:
         """Does ``expr`` (what ``tf.function(expr)`` wraps in ``loop``) read a name the
         loop binds anew: ``tf.function(self.create_model(res))`` over ``res``, or
