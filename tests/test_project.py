@@ -940,3 +940,20 @@ def test_a_module_that_switches_eager_on_when_imported(project: Path, run) -> No
     write(project, "common/models.py", "import tensorflow as tf\n\ndef debug():\n"
                                        "    tf.config.run_functions_eagerly(True)\n")
     assert (7, "TFL201") in codes_at(run("check", "agents/agent.py").out, "agents/agent.py")
+
+
+def test_an_imported_factory_rebound_to_its_model_at_module_level(project: Path, run) -> None:
+    """Set 60's Pix2pix-tf: ``train.py`` says ``Discriminator = Discriminator((4,))`` at
+    module level, so its tf.function ``train_step`` calls the built model, never the
+    factory in ``model.py``: no Keras object is made in traced code. Calling the factory
+    itself from the step is reported."""
+    write(project, "model.py", "import tensorflow as tf\n\ndef Discriminator(shape):\n"
+                               "    x_in = tf.keras.Input(shape=shape)\n"
+                               "    return tf.keras.models.Model(x_in, tf.keras.layers.Dense(1)(x_in))\n")
+    train = ("import tensorflow as tf\nfrom model import Discriminator\n\n"
+             "Discriminator = Discriminator((4,))\n\n@tf.function\ndef train_step(x):\n"
+             "    return Discriminator(x, training=True)\n")
+    write(project, "train.py", train)
+    assert codes_at(run("check", "model.py").out, "model.py") == []
+    write(project, "train.py", train.replace("Discriminator = Discriminator((4,))\n", ""))
+    assert (5, "TFL302") in codes_at(run("check", "model.py").out, "model.py")

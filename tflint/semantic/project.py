@@ -456,6 +456,12 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and self.fn_stack[-1] is None and \
+                isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and \
+                node.value.func.id == node.targets[0].id:
+            # ``Discriminator = Discriminator((256, 256, 3))``: from here on the name is the
+            # model the imported factory built, not the factory
+            self.out.imports.pop(node.targets[0].id, None)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             key = (self.fn_stack[-1], node.targets[0].id)
             if self._is_dataset(node.value):
