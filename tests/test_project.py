@@ -910,8 +910,9 @@ def test_every_entry_point_that_imports_the_module_switches_eager_on(project: Pa
     module level, or in ``train()``) and is the only module that imports ``learn.py``,
     which alone imports ``agent.py``: the agent's tf.functions run as Python, and
     ``.numpy()`` there returns a value. A second entry point that imports the agent
-    without the switch, or a module that switches back with ``(False)``, brings the
-    finding back."""
+    without the switch, a ``setup.py`` (set 22's text-similarity: the package's users
+    import it without the switch), or a module that switches back with ``(False)``, brings
+    the finding back."""
     write(project, "dqn/__init__.py", "")
     write(project, "dqn/agent.py", AGENT)
     write(project, "dqn/learn.py", "from dqn.agent import Agent\n\ndef learn():\n    return Agent()\n")
@@ -922,6 +923,9 @@ def test_every_entry_point_that_imports_the_module_switches_eager_on(project: Pa
     assert (6, "TFL201") in codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py")
     (project / "dqn/evaluate.py").unlink()
     assert codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py") == []
+    write(project, "setup.py", "from setuptools import setup\n\nsetup(name='dqn')\n")
+    assert (6, "TFL201") in codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py")
+    (project / "setup.py").unlink()
     write(project, "dqn/debug.py", "import tensorflow as tf\n\ntf.config.run_functions_eagerly(False)\n")
     assert (6, "TFL201") in codes_at(run("check", "dqn/agent.py").out, "dqn/agent.py")
 

@@ -1229,7 +1229,8 @@ class ProjectIndex:
         ``mf`` imports, directly or through others, a module whose own body says it (the
         switch runs whenever ``mf`` is loaded), or every module that imports ``mf`` runs
         eagerly itself or says it (:attr:`ModuleSummary.eager_switch`) and some does: the
-        entry points that reach ``mf`` all switch. Nothing is inferred in a project where
+        entry points that reach ``mf`` all switch, in a project not packaged for others
+        (whose users import it without the switch). Nothing is inferred in a project where
         some module switches back with ``(False)``."""
         if self._eager is None:
             self._eager = self._eager_modules()
@@ -1253,6 +1254,8 @@ class ProjectIndex:
                 if q not in eager:
                     eager.add(q)
                     work.append(q)
+        if self.distributable():  # a package's users import it without the switch
+            return eager
         importers = {p: self.importers(m) for p, m in files.items()}
         changed = bool(eager)
         while changed:  # the least fixed point: a cycle of importers alone proves nothing
