@@ -961,3 +961,22 @@ def test_an_imported_factory_rebound_to_its_model_at_module_level(project: Path,
     assert codes_at(run("check", "model.py").out, "model.py") == []
     write(project, "train.py", train.replace("Discriminator = Discriminator((4,))\n", ""))
     assert (5, "TFL302") in codes_at(run("check", "model.py").out, "model.py")
+
+
+def test_a_tensor_attribute_read_by_another_modules_top_level_code(project: Path, run) -> None:
+    """TFL107 on a tensor kept on ``self`` in a traced step and read eagerly by a script
+    of the project. Only modules whose text names the attribute are summarized for the
+    question; one that names it only inside a function, or in a string, is no reader."""
+    write(project, "model.py", "import tensorflow as tf\n\n\nclass WGAN(tf.keras.Model):\n"
+                               "    def train_step(self, data):\n        self.batch_size = tf.shape(data)[0]\n"
+                               "        return {}\n")
+    write(project, "a_helpers.py", "from model import WGAN\n\n\ndef show(m):\n    return m.batch_size\n"
+                                   "\n\nNOTE = 'batch_size'\n")
+    write(project, "main.py", "from model import WGAN\n\nm = WGAN()\nm.fit([1.0])\nprint(m.batch_size)\n")
+    r = run("check", "--no-cache", "--select", "TFL107", "--output-format", "json", "model.py")
+    (d,) = json.loads(r.out)
+    assert (d["location"]["row"], "module-level code of `main.py` (line 5) reads it eagerly" in d["message"]) == (6, True), d
+    # no module of the project reads it at module level: nothing to report
+    write(project, "main.py", "from model import WGAN\n\nm = WGAN()\nm.fit([1.0])\n")
+    r = run("check", "--no-cache", "--select", "TFL107", "--output-format", "json", "model.py")
+    assert json.loads(r.out) == []

@@ -20,6 +20,7 @@ content hash and tflint's version (see :mod:`tflint.semantic.cache`).
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import hashlib
 import os
@@ -916,13 +917,11 @@ class ProjectIndex:
         #: per module path, the root-holding modules that reach it (a bit set), and the
         #: holders by bit (see :meth:`root_holders_reaching`)
         self._reach: tuple[dict[str, int], list[str]] | None = None
-        self._graph_reach: tuple[dict[str, int], list[str]] | None = None
         #: path -> what its text says of Keras step methods (see ``keras_step_use``)
         self._step_texts: dict[str, KerasStepUse] = {}
-        self._step_reach: tuple[dict[str, int], list[str]] | None = None
         #: attribute name -> the modules whose module-level code reads it (see
         #: :meth:`top_level_read`)
-        self._top_reads: dict[str, list[tuple[str, int]]] | None = None
+        self._top_reads: dict[str, list[tuple[str, int]]] = {}
         #: a notebook's line map, from reading it to summarizing it
         self._cell_lines: dict[str, list[tuple[int, int, int] | None]] = {}
         self._fingerprint: str | None = None
@@ -1168,16 +1167,25 @@ class ProjectIndex:
 
     def top_level_read(self, attr: str, besides: str) -> tuple[str, int] | None:
         """The first module of the project other than ``besides`` (in path order) whose
-        module-level code reads ``.attr``, with the line; None if none does. The first
-        question summarizes every module once and keeps the answer for every name."""
-        if self._top_reads is None:
-            reads: dict[str, list[tuple[str, int]]] = {}
-            for path in sorted(self.files()):
-                s = self.summary(self.files()[path])
-                for name, line in (s.top_reads.items() if s is not None else ()):
-                    reads.setdefault(name, []).append((path, line))
-            self._top_reads = reads
-        return next((r for r in self._top_reads.get(attr, ()) if r[0] != besides), None)
+        module-level code reads ``.attr``, with the line; None if none does. Only the
+        modules whose text holds the name are summarized (a project of thousands of
+        modules names a given attribute in few of them); the answer is kept per name."""
+        got = self._top_reads.get(attr)
+        if got is None:
+            got = []
+            needle = attr.encode("utf-8")
+            files = self.files()
+            for path in sorted(files):
+                mf = files[path]
+                data = read_regular_file(path) if path not in self._summaries else b""
+                if data is not None and data and needle not in data:
+                    continue
+                s = self.summary(mf)
+                line = s.top_reads.get(attr) if s is not None else None
+                if line is not None:
+                    got.append((path, line))
+            self._top_reads[attr] = got
+        return next((r for r in got if r[0] != besides), None)
 
     def root_holders_reaching(self, mf: ModuleFile) -> list[str]:
         """The modules that may hold graph roots (:func:`may_hold_roots`) among ``mf``
@@ -1196,14 +1204,27 @@ class ProjectIndex:
         """How ``mf`` and every module that imports it, directly or through others, use
         Keras step methods (:class:`KerasStepUse`): only those modules can hold the model
         objects of ``mf``'s classes. Asked only for a module that defines a step."""
-        if self._step_reach is None:
-            self._step_reach = self._reach_masks(lambda m: bool(self._step_text(m)))
-        mask = self._step_reach[0].get(mf.path)
         files = self.files()
         use = KerasStepUse()
-        for p in [mf.path] if mask is None else self._members(mask, self._step_reach[1]):
+        for p in self._importer_closure(mf):
             use = use | self._step_text(files.get(p) or mf)
         return use
+
+    def _importer_closure(self, mf: ModuleFile) -> Iterator[str]:
+        """``mf``'s path, then the modules that import it, directly or through others
+        (breadth first). Asked for a few modules of a run (those defining Keras steps,
+        layers with tensor conditions), so only the modules reached are ever read."""
+        seen = {mf.path}
+        todo = collections.deque([mf.path])
+        files = self.files()
+        while todo:
+            p = todo.popleft()
+            yield p
+            cur = files.get(p)
+            for q in sorted(self.importers(cur)) if cur is not None else ():
+                if q not in seen:
+                    seen.add(q)
+                    todo.append(q)
 
     def _step_text(self, mf: ModuleFile) -> KerasStepUse:
         """:func:`keras_step_use_text` of one module, read once."""
@@ -1218,10 +1239,8 @@ class ProjectIndex:
         """Whether ``mf`` or a module that imports it, directly or through others, may run
         Keras layers as a graph (:meth:`runs_keras_graph`): only then can a layer of
         ``mf`` be called with symbolic tensors."""
-        if self._graph_reach is None:
-            self._graph_reach = self._reach_masks(self.runs_keras_graph)
-        mask = self._graph_reach[0].get(mf.path)
-        return self.runs_keras_graph(mf) if mask is None else bool(mask)
+        files = self.files()
+        return any(self.runs_keras_graph(files.get(p) or mf) for p in self._importer_closure(mf))
 
     def runs_eagerly(self, mf: ModuleFile) -> bool:
         """Whether every tf.function of ``mf`` runs as Python because of a
