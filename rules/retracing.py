@@ -1217,6 +1217,22 @@ for width in [8, 16]:                  # a new model per width, read by train_st
     optimizer = tf.keras.optimizers.Adam()
     run([tf.zeros([1, 4])] * 3)        # one trace per model, however train_step is created
 ''',
+'''import tensorflow as tf
+
+
+def generate_data(n):
+    g = tf.random.Generator.from_non_deterministic_state()   # a new generator per call
+
+    @tf.function
+    def sample():                      # closes over this call's generator: a trace per call anyway
+        return g.uniform([n, 2])
+
+    return tf.data.Dataset.from_tensor_slices(sample())
+
+
+for epoch in range(10):
+    dataset = generate_data(1000)
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -1340,7 +1340,10 @@ _ALWAYS_PY_MODULES = ("math.", "os.", "time.", "datetime.", "json.", "re.", "str
 _STATE_CONSTRUCTORS = (
     ("tensorflow.Variable", "variable"), ("tensorflow.compat.v1.Variable", "variable"),
     ("tensorflow.compat.v2.Variable", "variable"), ("tensorflow.TensorArray", "tensorarray"),
-    ("tensorflow.random.Generator", "generator"), ("tensorflow.data.", "dataset"),
+    ("tensorflow.random.Generator", "generator"), ("tensorflow.random.experimental.Generator", "generator"),
+    *((f"tensorflow.random{sub}.Generator.{make}", "generator") for sub in ("", ".experimental")
+      for make in ("from_seed", "from_non_deterministic_state", "from_state", "from_key_counter")),
+    ("tensorflow.data.", "dataset"),
     ("tensorflow.Module", "module"), ("keras.layers.", "layer"), ("keras.Model", "layer"),
     ("keras.models.", "layer"), ("keras.Sequential", "layer"), ("keras.optimizers.", "optimizer"),
     ("keras.metrics.", "metric"), ("keras.losses.", "loss"), ("tensorflow.distribute.", "strategy"),
