@@ -341,7 +341,8 @@ class StaleCapturedGlobal(Rule):
     flagged. Likewise an attribute that an eager loop of the class rebinds to a new
     Python value or tensor, directly or through a method of the class it calls there,
     while the same loop calls the `tf.function` that reads it (collocation points
-    resampled each epoch before `train_step()`); a `tf.function` created inside that
+    resampled each epoch before `train_step()`, a temperature annealed by arithmetic on
+    its own value, `self.set_temperature(self.temperature - step)`); a `tf.function` created inside that
     loop is traced anew and is not flagged. In a notebook, or a script that no
     module of the project imports, a rebinding after which the function never runs again
     (it is only called directly at module level, and every call comes before) is not
@@ -829,6 +830,27 @@ step(tf.ones([2]))
 warm_up()
 step(tf.ones([2]))
 ''',
+        '''import tensorflow as tf
+
+
+class GumbelGAN:
+    def __init__(self):
+        self.temperature = 0.2
+
+    def train(self, dataset, epochs):
+        step = self.temperature / epochs
+        for epoch in range(epochs):
+            for batch in dataset:
+                self.train_step(batch)
+            self.set_temperature(self.temperature - step)   # annealed after each epoch
+
+    @tf.function
+    def train_step(self, batch):
+        return tf.nn.softmax(batch / self.temperature)  # TFL109
+
+    def set_temperature(self, temperature):
+        self.temperature = temperature
+''',
     )
 
     def __init__(self, sem, sink) -> None:
@@ -1000,7 +1022,7 @@ step(tf.ones([2]))
                                 ctx=ctx)
                     continue
                 got = sem.resampled_in_a_loop(cls, [(node, v, m, self._rebind_ctx.get(id(node)))
-                                                    for node, v, m in rebinds], fn)
+                                                    for node, v, m in rebinds], fn, n.attr.value)
                 if got is not None:
                     self.report(n, self.LOOP_ATTR_MESSAGE.format(name=f"{owner.self_name}.{n.attr.value}",
                                                                  where=got[0], step=got[1]), ctx=ctx)

@@ -474,16 +474,18 @@ class ExecutionJudgements:
 
     def resampled_in_a_loop(self, cls, rebinds: list[tuple[cst.CSTNode, cst.BaseExpression | None, FunctionInfo,
                                                              Ctx | None]],
-                            traced: FunctionInfo) -> tuple[str, str] | None:
+                            traced: FunctionInfo, attr: str | None = None) -> tuple[str, str] | None:
         """``self.attr`` rebound (``rebinds``: statement, value, method, context) to a new
         Python value or tensor in an eager loop of the class that also calls the
         tf.function that reads it in ``traced``, directly or through a method of the class
         that rebinds it (``self.get_collocations()`` before ``train_step()`` in each
-        epoch): the graph traced on the first call keeps the first value. Where it is
-        rebound, and the tf.function called; or None."""
+        epoch): the graph traced on the first call keeps the first value. A value computed
+        by arithmetic from the attribute itself (:meth:`updates_itself`) counts as such a
+        value. Where it is rebound, and the tf.function called; or None."""
         for _, v, method, _ in rebinds:
             if v is None or self.python_value_kind(v, method) != "py" and \
-                    not self.value_of(v, method).is_tensor:  # type: ignore[attr-defined]
+                    not self.value_of(v, method).is_tensor and \
+                    not (attr is not None and self.updates_itself(v, method, attr)):  # type: ignore[attr-defined]
                 return None
         rebinders = {id(m): (node, m) for node, _, m, _ in rebinds}
         for e in self.functions:  # type: ignore[attr-defined]
@@ -512,6 +514,45 @@ class ExecutionJudgements:
                 if key in changes:
                     return changes[key], callee.name
         return None
+
+    def updates_itself(self, v: cst.BaseExpression, method: FunctionInfo, attr: str) -> bool:
+        """Is ``v``, rebinding ``self.attr`` in ``method``, arithmetic on the attribute's
+        own value (``self.temperature - step``, ``max(0.1, self.tau * decay)``), or a
+        parameter of ``method`` that every call of it in this module, from a method of the
+        class, fills with such an expression (``self.set_temperature(self.temperature -
+        step)``)? Arithmetic gives a number, an array or a tensor, never a state object:
+        each is a new value, and a graph traced before keeps the old one."""
+        if self._arithmetic_on(v, method, attr):
+            return True
+        if not isinstance(v, cst.Name) or self.binding_of(v.value, method) != ("param", method):  # type: ignore[attr-defined]
+            return False
+        sites = self.call_sites(method)  # type: ignore[attr-defined]
+        for call, ctx in sites:
+            args = self.bound_args(call, method)  # type: ignore[attr-defined]
+            got = args.get(v.value) if args is not None else None
+            if got is None or ctx.fn is None or ctx.fn.cls is not method.cls or \
+                    not self._arithmetic_on(got.value, ctx.fn, attr):
+                return False
+        return bool(sites)
+
+    def _arithmetic_on(self, e: cst.BaseExpression, fn: FunctionInfo, attr: str, depth: int = 0) -> bool:
+        """``e`` is arithmetic (operators, builtin ``max``/``min``/``round``) with
+        ``self.attr`` of ``fn``'s ``self`` among its operands."""
+        if depth > 3:
+            return False
+
+        def own(x: cst.BaseExpression) -> bool:
+            return isinstance(x, cst.Attribute) and isinstance(x.value, cst.Name) and \
+                x.value.value == fn.self_name and x.attr.value == attr
+
+        if isinstance(e, cst.UnaryOperation):
+            return own(e.expression) or self._arithmetic_on(e.expression, fn, attr, depth + 1)
+        if isinstance(e, cst.BinaryOperation):
+            return any(own(x) or self._arithmetic_on(x, fn, attr, depth + 1) for x in (e.left, e.right))
+        if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in ("max", "min", "round") and \
+                self.is_builtin(e.func, e.func.value, fn):  # type: ignore[attr-defined]
+            return any(own(a.value) or self._arithmetic_on(a.value, fn, attr, depth + 1) for a in e.args if not a.star)
+        return False
 
     def is_keras_layer_call(self, fn: FunctionInfo | None) -> bool:
         """Is ``fn`` the ``call`` method of a Keras layer or model class of this module
