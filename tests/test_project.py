@@ -980,3 +980,20 @@ def test_a_tensor_attribute_read_by_another_modules_top_level_code(project: Path
     write(project, "main.py", "from model import WGAN\n\nm = WGAN()\nm.fit([1.0])\n")
     r = run("check", "--no-cache", "--select", "TFL107", "--output-format", "json", "model.py")
     assert json.loads(r.out) == []
+
+
+def test_library_names_a_star_import_brings_from_a_project_module(project: Path, run) -> None:
+    """``from utils import *`` where the project's utils.py says ``import tensorflow as
+    tf``: the script's ``@tf.function`` is TensorFlow's (set 64's gan-thesis), and its
+    traced code is checked. The script's own imports win; a library star import, or a
+    project module that binds ``tf`` to something else, brings no TensorFlow."""
+    write(project, "utils.py", "import numpy as np\nimport tensorflow as tf\n\n\ndef helper(x):\n    return x\n")
+    script = "from utils import *\n\n\n@tf.function\ndef step(x):\n    print(x)\n    return x + np.random.rand()\n"
+    write(project, "train.py", script)
+    r = run("check", "--no-cache", "--select", "TFL101,TFL103", "--output-format", "json", "train.py")
+    assert sorted((d["code"], d["location"]["row"]) for d in json.loads(r.out)) == [("TFL101", 6), ("TFL103", 7)]
+    # utils binds ``tf`` to a project module of that name: nothing is TensorFlow there
+    write(project, "utils.py", "import tf\n")
+    write(project, "tf.py", "def function(f):\n    return f\n")
+    r = run("check", "--no-cache", "--select", "TFL101,TFL103", "--output-format", "json", "train.py")
+    assert json.loads(r.out) == []

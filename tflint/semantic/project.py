@@ -1549,6 +1549,23 @@ class ProjectView:
                 self._traced = {}
         return self._traced
 
+    def star_imported(self, module: str | None, level: int) -> dict[str, str]:
+        """What ``from <module> import *`` in this file (``level`` leading dots) brings
+        from a project module: the names that module binds by importing a library (``tf``
+        for ``import tensorflow as tf`` in a ``utils.py`` every script star-imports),
+        local name -> qualified name. Names bound to project modules, and private names,
+        are left out; so is everything when the module cannot be found or read."""
+        try:
+            name = resolve_relative(self.module.name, self.module.is_package, level, module)
+            mf = self.index.resolve_module(name, self.module) if name else None
+            s = self.index.summary(mf) if mf is not None and mf.path != self.module.path else None
+            if s is None:
+                return {}
+            return {local: q for local, q in s.imports.items() if not local.startswith("_") and
+                    self.index.resolve_module(q.split(".")[0], mf) is None}
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
+
     def _compute_traced(self) -> dict[str, TracedFrom]:
         # only modules that import this one, directly or not, can reach it through calls;
         # of those, only the ones that mention TensorFlow can hold graph roots
