@@ -142,7 +142,10 @@ class KerasObjectCreatedInTracedCode(Rule):
     `Sequential`, `TimeDistributed` or `RNN` that holds only such layers or existing ones
     (`RNN(self.gru_cell)`). Layers whose only variable is a Keras 3 seed (`Dropout`,
     `GaussianNoise`, ...) are flagged only where Keras 3 is in use: under Keras 2 (a
-    project pinned to TensorFlow before 2.16, or `tf_keras`) they own no variable.
+    project pinned to TensorFlow before 2.16, or `tf_keras`) they own no variable. Nor
+    is a `call` that builds a functional model: another method of the class runs
+    `self.call` on a `keras.Input` and returns `keras.Model(inputs, outputs)`; `call`
+    then runs once, on symbolic inputs, and its layers are that model's own.
 
     ## Why is this bad?
     These objects create variables (weights, optimizer slots, metric accumulators, seed
@@ -373,6 +376,22 @@ class WGAN(keras.Model):
     def train_step(self, data):
         return {"c": tf.reduce_mean(critic(generator(data)))}
 ''',
+        '''import tensorflow as tf
+
+
+class UNet(tf.keras.Model):
+    def call(self, x):                   # builds the graph of the model below, once
+        x = tf.keras.layers.Conv2D(64, 3, activation="relu")(x)
+        return tf.keras.layers.Conv2D(2, 1, activation="softmax")(x)
+
+    def model(self, input_shape):
+        inputs = tf.keras.Input(shape=input_shape)
+        return tf.keras.Model(inputs=inputs, outputs=self.call(inputs))
+
+
+model = UNet().model((64, 64, 3))       # the functional model is what is trained
+model.compile("adam", "sparse_categorical_crossentropy")
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -450,6 +469,8 @@ model.compile("adam", "mse")
         in_call = self._layer_call(ctx)
         if in_call is None and not self.sem.is_traced(ctx):
             return
+        if in_call is not None and self.sem.call_builds_a_functional_model(ctx.fn.cls):  # type: ignore[union-attr]
+            return  # ``call`` builds a functional model's graph, once, on keras.Input
         if self.sem.created_once(ctx):
             return
         what = (dotted_name(node.func) or ".".join(made.qualified.split(".")[-2:])) + "(...)"

@@ -13,6 +13,20 @@ from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic.syntax import COMPREHENSIONS, assigned_in, child_nodes, code, comprehension_targets, flat_targets, name_nodes, walk_scope
 
 
+#: ``keras.Input`` in its spellings (``tf.keras.Input`` is normalized to these)
+_KERAS_INPUTS = frozenset({"keras.Input", "keras.layers.Input"})
+#: the functional model's constructor
+_KERAS_FUNCTIONAL = frozenset({"keras.Model", "keras.models.Model"})
+
+
+def _single_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """``name = value`` as a statement line of its own: (name, value)."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        a = stmt.body[0]
+        if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+            return a.targets[0].target.value, a.value
+    return None
+
 class ExecutionJudgements:
     """Mixed into :class:`SemanticModel`."""
 
@@ -823,6 +837,59 @@ class ExecutionJudgements:
         if id(cls) not in memo:
             memo[id(cls)] = self._instances_only(cls, self._local_to_the_call)
         return memo[id(cls)]
+
+    def call_builds_a_functional_model(self, cls) -> bool:
+        """Does ``call`` of the Keras class ``cls`` only ever build the graph of a
+        functional model? A method of the class other than ``call`` runs ``self.call`` on
+        a ``keras.Input`` and returns the ``keras.Model`` of the two (``def model(self):
+        inputs = keras.Input(shape); return keras.Model(inputs, self.call(inputs))``), and
+        every instance of the class is made only to call such a method at once
+        (``UNet(2).model(shape)``, or ``net = UNet(2)`` followed by ``net =
+        net.model(shape)``), here and in no other module. Then ``call`` runs once, on
+        symbolic inputs, and the layers it constructs are that model's own (checked on
+        TensorFlow 2.21: they are in ``model.weights`` and ``fit`` trains them)."""
+        memo = self.__dict__.setdefault("_functional_builders", {})
+        got = memo.get(id(cls))
+        if got is None:
+            builders = {name for name, m in cls.methods.items() if name != "call" and self._builds_functional(m)}
+            got = bool(builders) and self._instances_only(
+                cls, lambda call, ctx: id(call) in self._consumed_by(builders))
+            memo[id(cls)] = got
+        return got
+
+    def _builds_functional(self, m: FunctionInfo) -> bool:
+        if m.self_name is None:
+            return False
+        inputs = {n for n, vs in m.assigns.items()
+                  if any(isinstance(v, cst.Call) and self.resolves_to(v.func, _KERAS_INPUTS) for v in vs)}  # type: ignore[attr-defined]
+        runs_call = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "call" and
+                        isinstance(c.func.value, cst.Name) and c.func.value.value == m.self_name and
+                        any(isinstance(a.value, cst.Name) and a.value.value in inputs for a in c.args)
+                        for c, _ in m.calls)
+        return runs_call and any(isinstance(r, cst.Call) and self.resolves_to(r.func, _KERAS_FUNCTIONAL)  # type: ignore[attr-defined]
+                                 for r in m.returns)
+
+    def _consumed_by(self, builders: set[str]) -> set[int]:
+        """ids of the constructor calls whose object only calls one of ``builders`` at
+        once: ``C(...).b(...)``, or ``x = C(...)`` followed by ``x = x.b(...)``."""
+        out: set[int] = set()
+        stack: list[cst.CSTNode] = [self.module]  # type: ignore[attr-defined]
+        while stack:
+            n = stack.pop()
+            if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and n.func.attr.value in builders and \
+                    isinstance(n.func.value, cst.Call):  # type: ignore[attr-defined]
+                out.add(id(n.func.value))  # type: ignore[attr-defined]
+            body = getattr(n, "body", None)
+            stmts = body if type(n) is cst.Module else body.body if isinstance(body, cst.IndentedBlock) else ()
+            for a, b in zip(stmts, stmts[1:]):
+                made, then = _single_assign(a), _single_assign(b)
+                if made is not None and then is not None and made[0] == then[0] and \
+                        isinstance(made[1], cst.Call) and isinstance(then[1], cst.Call) and \
+                        isinstance(then[1].func, cst.Attribute) and then[1].func.attr.value in builders and \
+                        isinstance(then[1].func.value, cst.Name) and then[1].func.value.value == made[0]:
+                    out.add(id(made[1]))
+            stack.extend(child_nodes(n))
+        return out
 
     def instances_called_only_eagerly(self, cls) -> bool:
         """Is every instance of the module class ``cls`` (and of the module's classes derived
