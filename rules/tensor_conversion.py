@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from tflint import fixes
@@ -1244,7 +1246,7 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
 ''',
     )
 
-    def _where(self, ctx: Ctx) -> tuple[FunctionInfo, str] | None:
+    def _where(self, ctx: Ctx) -> tuple[FunctionInfo, str | Callable[[], str]] | None:
         """The Keras 3 ``call`` that runs this code without AutoGraph, and where it is said
         to be: ``call`` itself, or a function it calls (see ``keras3_call_of``)."""
         got = self.sem.keras3_call_of(ctx.fn)
@@ -1252,16 +1254,18 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
             return None  # (``if tf.executing_eagerly():``: the author's eager path, tf.cond beside it)
         call, site = got
         where = f"Keras 3 `{call.cls.name}.call`"  # type: ignore[union-attr]
-        if site is not None:
-            line = self.sem.position(site).start.line
-            where = f"`{ctx.fn.name}`, called from {where} (line {line})"  # type: ignore[union-attr]
-        return call, where
+        if site is None:
+            return call, where
+        fn_name = ctx.fn.name  # type: ignore[union-attr]
+        # the line is found only for a finding: a position costs a code generation
+        return call, lambda: f"`{fn_name}`, called from {where} (line {self.sem.position(site).start.line})"
 
-    def _flag(self, node: cst.CSTNode, what: str, fix: str, call: FunctionInfo, where: str) -> None:
+    def _flag(self, node: cst.CSTNode, what: str, fix: str, call: FunctionInfo,
+              where: str | Callable[[], str]) -> None:
         # asked last: outside a project it reads the module's text (rare: a tensor test)
         if self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(call.cls) and \
                 not self.sem.instances_called_only_eagerly(call.cls):
-            self.report(node, self.MESSAGE.format(what=what, where=where, fix=fix))
+            self.report(node, self.MESSAGE.format(what=what, where=where() if callable(where) else where, fix=fix))
 
     def _check(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:
         got = self._where(ctx)

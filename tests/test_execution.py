@@ -469,3 +469,29 @@ def test_a_branch_on_a_parameter_that_traced_calls_leave_false_is_not_traced(tra
     """Autoslim (held-out set 17): ``set_param(layer, actual)`` is passed ``actual``'s
     default from the tf.function and ``True`` only from eager code."""
     assert codes(SET_WIDTH.format(traced=traced)) == expected
+
+
+def test_a_tensor_condition_in_a_helper_of_a_keras3_call_names_the_call_site() -> None:
+    """TFL601 in a function that a Keras 3 ``call`` calls: the message names the helper
+    and the line of the call in ``call`` (found only for the finding itself)."""
+    src = textwrap.dedent("""\
+        import keras
+        import tensorflow as tf
+
+
+        def gate(x):
+            if tf.reduce_sum(x) > 0:
+                return x
+            return -x
+
+
+        class Gate(keras.layers.Layer):
+            def call(self, x):
+                return gate(x)
+
+
+        model = keras.Sequential([keras.Input((3,)), Gate()])
+        model.fit(tf.ones([4, 3]), tf.ones([4, 3]))
+        """)
+    (d,) = [d for d in lint_source(src, "t.py", Settings()) if d.code == "TFL601"]
+    assert (d.line, "`gate`, called from Keras 3 `Gate.call` (line 13)" in d.message) == (6, True), d.message
