@@ -1233,6 +1233,24 @@ def generate_data(n):
 for epoch in range(10):
     dataset = generate_data(1000)
 ''',
+'''import tensorflow as tf
+
+
+def maximize_capsule(x, model, capsule):
+    @tf.function
+    def step(x):                       # closes over this call's capsule: a trace per capsule anyway
+        return x + tf.one_hot(capsule, 10) * model(x)
+    for _ in range(1000):
+        x = step(x)
+    return x
+
+
+def main(x, model):
+    capsule = 0
+    while capsule < 10:                # a new capsule in each iteration
+        maximize_capsule(x, model, capsule)
+        capsule += 1
+''',
     )
     INVALID = (
         '''import tensorflow as tf

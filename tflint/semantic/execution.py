@@ -10,7 +10,7 @@ import libcst as cst
 from tflint.semantic.names import DYNAMIC_LOOKUPS, INIT_SCOPE_NAMES, KERAS_STEP_REASON, PY_FUNCTION_NAMES, RUN_EAGERLY_NAMES, TF_FUNCTION_NAMES, _subexpressions, dotted_name, is_container_value, is_first_call_test, is_python_literal, target_names
 from tflint.semantic import lattice as lat
 from tflint.semantic.objects import Ctx, FunctionInfo
-from tflint.semantic.syntax import COMPREHENSIONS, assigned_in, child_nodes, code, comprehension_targets, flat_targets, name_nodes, walk_scope
+from tflint.semantic.syntax import COMPREHENSIONS, assigned_in, child_nodes, code, comprehension_targets, flat_targets, name_nodes, names_read, walk_scope
 
 
 #: ``keras.Input`` in its spellings (``tf.keras.Input`` is normalized to these)
@@ -126,12 +126,15 @@ class ExecutionJudgements:
 
     def iteration_names(self, ctx: Ctx) -> set[str]:
         """Names that take a new value in each iteration of the loops and comprehensions
-        around ``ctx`` (within its function): their targets."""
+        around ``ctx`` (within its function): their targets, and the counters of ``while``
+        loops (a name the condition reads and the body rebinds: ``while c < n: ...; c += 1``)."""
         out: set[str] = set()
         for c in ctx.within_function():
             node = c.node
             if isinstance(node, cst.For) and c.field == "body":
                 out.update(target_names(node.target))
+            elif isinstance(node, cst.While) and c.field == "body":
+                out.update(names_read(node.test) & assigned_in(node.body))
             elif isinstance(node, COMPREHENSIONS):
                 out.update(comprehension_targets(node))
         return out
