@@ -1251,6 +1251,38 @@ def main(x, model):
         maximize_capsule(x, model, capsule)
         capsule += 1
 ''',
+'''import tensorflow as tf
+
+
+def make_loss(kind):
+    if kind == "MSE":
+        return lambda r: tf.reduce_mean(r ** 2)
+    return lambda r: tf.reduce_mean(tf.abs(r))
+
+
+def make_train_step(loss_fn):
+    @tf.function
+    def step(batch, nn, optimizer):    # one per loss: each closes over its own loss_fn
+        with tf.GradientTape() as tape:
+            loss = loss_fn(nn(batch))
+        grads = tape.gradient(loss, nn.trainable_variables)
+        optimizer.apply_gradients(zip(grads, nn.trainable_variables))
+        return loss
+    return step
+
+
+def run_one_loss(kind, data):
+    nn = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.Adam()
+    loss_fn = make_loss(kind)
+    step = make_train_step(loss_fn)    # made from this run's kind, reused for every batch
+    for batch in data:
+        step(batch, nn, optimizer)
+
+
+for kind in ["MSE", "MAE"]:
+    run_one_loss(kind, [tf.zeros([1, 4])])
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1566,8 +1598,12 @@ for epoch in range(3):
         if not reads:
             return False
         bound = self.sem.bound_args(call, factory, partial=True) or {}
-        fed = set().union(*(names_read(bound[name].value) for name in reads if name in bound)) & user.param_names
-        return self._one_per_value(outer, user, fed, octx)
+        read = set().union(*(names_read(bound[name].value) for name in reads if name in bound))
+        # through a local of ``user`` made from its parameters (``loss_fn = make_loss(kind)``)
+        for name in read - user.param_names:
+            for v in user.assigns.get(name, ()):
+                read |= names_read(v)
+        return self._one_per_value(outer, user, read & user.param_names, octx)
 
     def _called_in_loop(self, node: cst.Call, ctx: Ctx, loop: Ctx) -> bool:
         """Is the function ``node`` creates called in the same loop, by a call that would
