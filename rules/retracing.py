@@ -1247,9 +1247,18 @@ def maximize_capsule(x, model, capsule):
 
 def main(x, model):
     capsule = 0
-    while capsule < 10:                # a new capsule in each iteration
+    while True:                        # a new capsule in each iteration
         maximize_capsule(x, model, capsule)
         capsule += 1
+        if capsule >= 10:
+            break
+
+
+def sweep(x, model, capsules):
+    capsule = 0
+    while capsule < capsules:          # the condition's name, rebound by the body
+        maximize_capsule(x, model, capsule)
+        capsule = capsule + 1
 ''',
 '''import tensorflow as tf
 

@@ -127,7 +127,8 @@ class ExecutionJudgements:
     def iteration_names(self, ctx: Ctx) -> set[str]:
         """Names that take a new value in each iteration of the loops and comprehensions
         around ``ctx`` (within its function): their targets, and the counters of ``while``
-        loops (a name the condition reads and the body rebinds: ``while c < n: ...; c += 1``)."""
+        loops (a name the condition reads and the body rebinds, ``while c < n: ...; c += 1``,
+        or one the body steps, ``caps += 1`` in ``while True:``)."""
         out: set[str] = set()
         for c in ctx.within_function():
             node = c.node
@@ -135,6 +136,8 @@ class ExecutionJudgements:
                 out.update(target_names(node.target))
             elif isinstance(node, cst.While) and c.field == "body":
                 out.update(names_read(node.test) & assigned_in(node.body))
+                out.update(n.target.value for n in walk_scope(node.body)  # ``caps += 1`` in ``while True:``
+                           if type(n) is cst.AugAssign and type(n.target) is cst.Name)  # type: ignore[attr-defined]
             elif isinstance(node, COMPREHENSIONS):
                 out.update(comprehension_targets(node))
         return out
