@@ -144,9 +144,8 @@ class _Builder:
             # a project module's library imports come along (``from utils import *``
             # where utils.py says ``import tensorflow as tf``); the file's own win
             if self.sem.project is not None and ctx.fn is None:
-                for local, q in self.sem.project.star_imported(mod if not node.relative else
-                                                               (dotted_name(node.module) if node.module else None),
-                                                               len(node.relative)).items():
+                frm = dotted_name(node.module) if node.module is not None else None
+                for local, q in self.sem.project.star_imported(frm, len(node.relative)).items():
                     if local not in self.sem.imports:
                         self._bind_import(local, q, ctx)
             return

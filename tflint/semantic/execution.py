@@ -858,8 +858,11 @@ class ExecutionJudgements:
         got = memo.get(id(cls))
         if got is None:
             builders = {name for name, m in cls.methods.items() if name != "call" and self._builds_functional(m)}
-            got = bool(builders) and self._instances_only(
-                cls, lambda call, ctx: id(call) in self._consumed_by(builders))
+            if builders:
+                consumed = self._consumed_by(builders)  # one walk of the module, not one per site
+                got = self._instances_only(cls, lambda call, ctx: id(call) in consumed)
+            else:
+                got = False
             memo[id(cls)] = got
         return got
 
