@@ -1174,8 +1174,57 @@ conv = Conv2D()
 x = tf.random.uniform((2, 8, 8, 3))
 print(conv(x).shape)                          # only ever called here, eagerly
 ''',
+        '''import tensorflow as tf
+
+
+class Conv2D(tf.keras.layers.Layer):
+    def call(self, x):
+        for i in range(int(tf.shape(x)[1]) - 2):    # eager: a concrete tensor
+            x = x + 1.0
+        return x
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+a = tf.ones([2, 2])
+print(a.shape)
+a = Conv2D()                                  # a notebook cell reuses the name
+print(a(tf.ones([1, 4, 4, 1])).shape)         # only ever called here, eagerly
+spare = Conv2D()                              # never called
+''',
     )
     INVALID = (
+        '''import tensorflow as tf
+
+
+class Conv2D(tf.keras.layers.Layer):
+    def call(self, x):
+        for i in range(tf.shape(x)[1]):  # TFL601
+            x = x + 1.0
+        return x
+
+
+conv = Conv2D()
+inputs = tf.keras.Input((4, 4, 1))
+model = tf.keras.Model(inputs, conv(inputs))  # a symbolic call: it builds the model
+''',
+        '''import tensorflow as tf
+
+
+class Conv2D(tf.keras.layers.Layer):
+    def call(self, x):
+        for i in range(tf.shape(x)[1]):  # TFL601
+            x = x + 1.0
+        return x
+
+
+conv = Conv2D()
+print(conv(tf.ones([1, 4, 4, 1])))
+
+
+@tf.function
+def step(x):
+    return conv(x)                    # the same instance, traced
+''',
         '''import tensorflow as tf
 import keras
 

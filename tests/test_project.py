@@ -713,6 +713,36 @@ def test_tfl601_a_layer_named_only_in_an_unused_class_is_unused(project: Path, r
     assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
 
 
+@pytest.mark.parametrize("train, others, flagged", [
+    # a training script makes the layer at module level and calls it in its loop, outside
+    # the tf.function (set 40's SSD label encoder); another instance is never called
+    ("enc = Gate()\ndec = Gate()\nfor x in data:\n    y = step(enc(x))\n", {}, False),
+    ("enc = Gate()\nfor x in data:\n    y = step(x)\n", {}, False),
+    # the instance is called in the tf.function, or read by another module
+    ("enc = Gate()\nfor x in data:\n    y = step(enc(x))\n\n\n@tf.function\ndef step2(x):\n    return enc(x)\n",
+     {}, True),
+    ("enc = Gate()\nfor x in data:\n    y = step(enc(x))\n",
+     {"serve.py": "import keras\nfrom train import enc\n\nm = keras.Sequential([keras.Input((4,)), enc])\n"}, True),
+    ("enc = Gate()\nfor x in data:\n    y = step(enc(x))\n",
+     {"serve.py": "import keras\nimport train\n\nm = keras.Sequential([keras.Input((4,)), train.enc])\n"}, True),
+    # handed on, or called on a symbolic input
+    ("m = tf.keras.Sequential([Gate()])\n", {}, True),
+    ("enc = Gate()\ninp = tf.keras.Input((4,))\nm = tf.keras.Model(inp, enc(inp))\n", {}, True),
+    # made in a function: it may be called on whatever the function gets
+    ("def build(x):\n    enc = Gate()\n    return enc(x)\n", {}, True),
+])
+def test_tfl601_a_layer_another_module_only_calls_at_top_level_runs_eagerly(
+        project: Path, run, train, others, flagged) -> None:
+    """The module-level code of a training script runs eagerly: a layer it makes there
+    and calls only there gets concrete tensors (held-out set 40's SSD ``EncodeLayer``)."""
+    write(project, "layers.py", _DEAD_LAYER)
+    write(project, "train.py", "import tensorflow as tf\nfrom layers import Gate\n\ndata = [tf.ones([2, 4])]\n\n\n"
+                               "@tf.function\ndef step(x):\n    return x * 2.0\n\n\n" + train)
+    for name, text in others.items():
+        write(project, name, text)
+    assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
+
+
 def test_what_an_imported_factory_returns_to_dataset_map_is_traced(project: Path, run) -> None:
     """``ds.map(parse_function_generator(80))`` with the factory in another module: the
     parser it defines is traced, the factory itself runs eagerly (held-out set 50,

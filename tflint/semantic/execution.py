@@ -904,31 +904,44 @@ class ExecutionJudgements:
         """Is every instance of the module class ``cls`` (and of the module's classes derived
         from it) made in module-level code and only called there: at once,
         ``Invert()(image)``, or through a module-level name that nothing but module-level
-        calls reads (``conv = Conv2D(...)``, then ``conv(x)``)? The class names are used for
-        nothing else, and no other module calls them. Then its ``call`` runs only eagerly,
-        on the concrete values given it there (a tutorial cell that shows what a custom
-        layer does to one image)."""
+        calls reads (``conv = Conv2D(...)``, then ``conv(x)``; or never: ``a = Conv2D()``)?
+        The class names are used for nothing else here, and the other modules of the
+        project use them only so too (``encoder = Encoder(boxes)`` in a training script,
+        then ``encoder(labels)`` in its loop: :func:`~tflint.semantic.project.eager_instance_calls`).
+        Then its ``call`` runs only eagerly, on the concrete values given it there (a
+        tutorial cell that shows what a custom layer does to one image). Never where the
+        module makes a symbolic ``keras.Input``: a layer called at module level there may
+        be building a functional model."""
         memo = self.__dict__.setdefault("_called_eagerly_classes", {})
         if id(cls) not in memo:
-            calls = self.all_calls  # type: ignore[attr-defined]
-            called = {id(c.func) for c, _ in calls if type(c.func) is cst.Call}
-
-            def only_called_at_top(call: cst.Call, ctx: Ctx) -> bool:
-                if ctx.fn is not None:
-                    return False
-                if id(call) in called:
-                    return True
-                assigns = self.module_assigns  # type: ignore[attr-defined]
-                name = next((n for n, vs in assigns.items() if any(v is call for v in vs)), None)
-                if name is None or len(assigns[name]) != 1:
-                    return False
-                top_calls = sum(1 for c, cctx in calls if cctx.fn is None and type(c.func) is cst.Name and
-                                c.func.value == name)  # type: ignore[attr-defined]
-                # every other mention of the name is one of those calls (the binding is the one more)
-                return top_calls > 0 and _count_names(self.module, name) == top_calls + 1  # type: ignore[attr-defined]
-
-            memo[id(cls)] = self._instances_only(cls, only_called_at_top)
+            memo[id(cls)] = self._called_only_eagerly(cls)
         return memo[id(cls)]
+
+    def _called_only_eagerly(self, cls) -> bool:
+        from tflint.semantic.project import eager_instance_calls
+
+        family = self._family(cls)
+        if not family:
+            return False
+        sites = [call for call, _ in self.all_calls  # type: ignore[attr-defined]
+                 if isinstance(call.func, cst.Name) and call.func.value in family]
+        if sites:
+            try:  # asked for a finding only: one more parse of the module, as ``ast``
+                made = eager_instance_calls(ast.parse(self.module.code), family)  # type: ignore[attr-defined]
+            except (SyntaxError, ValueError, RecursionError):
+                return False
+            keys = [(self.position(c.func).start.line, c.func.value) for c in sites]  # type: ignore[attr-defined]
+            if any(k not in made for k in keys):
+                return False
+            bound = {made[k] for k in keys} - {None}
+        else:
+            bound = set()
+        if not self._named_only_at(family, {id(call.func) for call in sites}):
+            return False
+        if self.project is None:  # type: ignore[attr-defined]
+            return bool(sites)
+        # last: it reads and parses the modules that import this one
+        return self.project.called_only_eagerly_elsewhere(family, bound)  # type: ignore[attr-defined]
 
     @staticmethod
     def _local_to_the_call(call: cst.Call, ctx: Ctx) -> bool:
@@ -947,16 +960,23 @@ class ExecutionJudgements:
         """Is ``cls`` (with the module's classes derived from it) constructed only at
         call sites that ``where`` accepts, its names used for nothing else, and called by
         no other module of the project?"""
-        classes = self.classes  # type: ignore[attr-defined]
         family = self._family(cls)
         if not family:
             return False
         sites = [(call, ctx) for call, ctx in self.all_calls  # type: ignore[attr-defined]
                  if isinstance(call.func, cst.Name) and call.func.value in family]
-        if not sites or not all(where(call, ctx) for call, ctx in sites):
+        if not sites or not all(where(call, ctx) for call, ctx in sites) or \
+                not self._named_only_at(family, {id(call.func) for call, _ in sites}):
             return False
-        allowed = {id(call.func) for call, _ in sites}
-        allowed.update(id(b) for c in classes.values() for b in c.bases if isinstance(b, cst.Name))
+        # last, as it may summarize the modules that import this one
+        return not any(self.external_call_sites(name) for name in family)  # type: ignore[attr-defined]
+
+    def _named_only_at(self, family: set[str], allowed: set[int]) -> bool:
+        """Is every mention of the class names ``family`` in this module one of the
+        ``allowed`` nodes (the calls that make instances), a base of a class, or inside
+        the family's own bodies? Else they are handed around as values, or annotate."""
+        classes = self.classes  # type: ignore[attr-defined]
+        allowed = allowed | {id(b) for c in classes.values() for b in c.bases if isinstance(b, cst.Name)}
         allowed.update(id(c.node.name) for c in classes.values())
         # (the family's own bodies may name it: ``InputProcessor.__init__(self, ...)``)
         stack: list[cst.CSTNode] = [b for b in self.module.body  # type: ignore[attr-defined]
@@ -964,13 +984,12 @@ class ExecutionJudgements:
         while stack:
             n = stack.pop()
             if type(n) is cst.Name and n.value in family and id(n) not in allowed:  # type: ignore[attr-defined]
-                return False  # handed around as a value, or named in an annotation
+                return False
             if type(n) is cst.Attribute:
                 stack.append(n.value)  # type: ignore[attr-defined]
                 continue
             stack.extend(child_nodes(n))
-        # last, as it may summarize the modules that import this one
-        return not any(self.external_call_sites(name) for name in family)  # type: ignore[attr-defined]
+        return True
 
     def _family(self, cls) -> set[str]:
         """The names of the module class ``cls`` and of the module's classes derived from

@@ -768,12 +768,70 @@ def read_regular_file(path: str) -> bytes | None:
             os.close(fd)
 
 
-def _uses_names(tree: ast.Module, names: frozenset[str], source: str) -> tuple[bool, set[str]]:
+#: the last names of the calls that make a symbolic Keras input: a module that makes one
+#: may call a layer on it, so its layer calls may run as a graph
+_SYMBOLIC_INPUTS = frozenset({"Input", "InputLayer"})
+
+
+def eager_instance_calls(tree: ast.Module, names: set[str]) -> dict[tuple[int, str], str | None]:
+    """The calls of one of ``names`` (line and name, to the name the instance is bound
+    to, None for one called at once) that make an instance only the
+    module's top-level code calls: at once (``Invert()(image)``), or bound by a
+    module-level statement (``encoder = Encoder(boxes)`` in a script or a notebook cell)
+    to a name whose every later mention is a direct call ``encoder(labels)`` outside every
+    function, lambda and class, or that is never mentioned again (the instance is never
+    called; a notebook may have used the name before). No function may name it at all.
+    Module-level code runs eagerly, so such an instance's ``call`` gets concrete tensors;
+    none is accepted in a module that makes a symbolic ``Input`` (a call there may be
+    building a functional model). Whether other modules read the bound names is for
+    the caller to ask."""
+    made: list[tuple[int, str, ast.Call, ast.Name]] = []
+    accepted: dict[tuple[int, str], str | None] = {}
+    #: name -> its mentions: (top-level statement, inside a scope, a direct call's callee, node)
+    mentions: dict[str, list[tuple[int, bool, bool, ast.AST]]] = {}
+    for i, top in enumerate(tree.body):
+        walk: list[tuple[ast.AST, bool]] = [(top, False)]
+        while walk:
+            node, scoped = walk.pop()
+            t = type(node)
+            if t is ast.Call:
+                f = node.func  # type: ignore[attr-defined]
+                if (f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None) in _SYMBOLIC_INPUTS:
+                    return {}
+                if not scoped and type(f) is ast.Call and type(f.func) is ast.Name and f.func.id in names:
+                    accepted[(f.func.lineno, f.func.id)] = None
+            elif t is ast.Assign and not scoped and len(node.targets) == 1 and \
+                    type(node.targets[0]) is ast.Name and type(node.value) is ast.Call and \
+                    type(node.value.func) is ast.Name and node.value.func.id in names:  # type: ignore[attr-defined]
+                made.append((i, node.targets[0].id, node.value, node.targets[0]))  # type: ignore[attr-defined]
+            elif t is ast.Name:
+                mentions.setdefault(node.id, []).append((i, scoped, False, node))  # type: ignore[attr-defined]
+            elif t in (ast.Global, ast.Nonlocal):
+                for n in node.names:  # type: ignore[attr-defined]
+                    mentions.setdefault(n, []).append((i, True, False, node))
+            inner = scoped or t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+            if t is ast.Call and not scoped and type(node.func) is ast.Name:  # type: ignore[attr-defined]
+                mentions.setdefault(node.func.id, []).append((i, False, True, node.func))  # type: ignore[attr-defined]
+                walk.extend((k, inner) for k in ast.iter_child_nodes(node) if k is not node.func)  # type: ignore[attr-defined]
+                continue
+            walk.extend((k, inner) for k in ast.iter_child_nodes(node))
+    for i, name, call, target in made:
+        if all(not scoped and (j < i or node is target or direct)
+               for j, scoped, direct, node in mentions.get(name, ())):
+            accepted[(call.func.lineno, call.func.id)] = name  # type: ignore[attr-defined]
+    return accepted
+
+
+def _uses_names(tree: ast.Module, names: frozenset[str], source: str,
+                eager_instances: bool = False) -> tuple[bool, set[str], set[str]]:
     """Whether the module ``tree`` uses one of ``names`` of the module whose last name is
-    ``source`` (see :meth:`ProjectIndex.names_used_elsewhere`), and the local names it
-    imports them as."""
+    ``source`` (see :meth:`ProjectIndex.names_used_elsewhere`), the local names it
+    imports them as, and the module-level names it binds instances to. With
+    ``eager_instances``, a call that makes an instance only top-level code calls
+    (:func:`eager_instance_calls`) is no use."""
     aliases: set[str] = set()
     loads: set[str] = set()
+    load_nodes: list[ast.Name] = []
     attrs: set[str] = set()
     strings: set[str] = set()
     modules: set[str] = set()  # names bound by ``import m`` / ``from p import m``
@@ -786,6 +844,8 @@ def _uses_names(tree: ast.Module, names: frozenset[str], source: str) -> tuple[b
         t = type(node)
         if t is ast.Name:
             loads.add(node.id)  # type: ignore[attr-defined]
+            if eager_instances:
+                load_nodes.append(node)  # type: ignore[arg-type]
         elif t is ast.Attribute:
             attrs.add(node.attr)  # type: ignore[attr-defined]
         elif t is ast.Constant and type(node.value) is str and id(node) not in exported:  # type: ignore[attr-defined]
@@ -805,9 +865,14 @@ def _uses_names(tree: ast.Module, names: frozenset[str], source: str) -> tuple[b
         elif t is ast.Call and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
                 node.args and isinstance(node.args[0], ast.Name):  # type: ignore[attr-defined]
             getattr_on.add(node.args[0].id)  # type: ignore[attr-defined]
+    bound: set[str] = set()
+    if eager_instances:
+        made = eager_instance_calls(tree, set(names | aliases))
+        loads = {n.id for n in load_nodes if (n.lineno, n.id) not in made}
+        bound = {b for b in made.values() if b is not None}
     used = bool((names | aliases) & loads or names & attrs or names & strings or DYNAMIC_LOOKUPS & loads or
                 getattr_on & modules)
-    return used, aliases
+    return used, aliases, bound
 
 
 def _declares_package(root: str) -> bool:
@@ -1134,14 +1199,17 @@ class ProjectIndex:
             self._distributable = _declares_package(self.root)
         return self._distributable
 
-    def names_used_elsewhere(self, mf: ModuleFile, names: Iterable[str]) -> bool:
+    def names_used_elsewhere(self, mf: ModuleFile, names: Iterable[str], eager_instances: bool = False) -> bool:
         """Whether a module that imports ``mf`` uses one of its top-level ``names``: loads
         it (or the alias it imports it as), reads it as an attribute (``layers.Gate``),
         names it in a string (``custom_objects``, ``getattr``; not in ``__all__``) or looks
         names up dynamically (``globals()``, ``eval``). A module that only imports a name and
         passes it on (a package's ``__init__`` that re-exports it) is followed to its own
         importers: in a project not packaged for others they are the package's only users.
-        True when a module cannot be read or parsed: nothing is known of it."""
+        True when a module cannot be read or parsed: nothing is known of it. With
+        ``eager_instances``, making an instance that only module-level code calls
+        (:func:`eager_instance_calls`) is no use, unless the modules that import that one
+        read the name it is bound to (``train.encoder``)."""
         seen = {mf.path}
         todo = [(mf, frozenset(names))]
         while todo:
@@ -1158,8 +1226,8 @@ class ProjectIndex:
                     tree = ast.parse(got[0])
                 except (SyntaxError, ValueError):
                     return True
-                used, aliases = _uses_names(tree, wanted, cur.name.rpartition(".")[2])
-                if used:
+                used, aliases, bound = _uses_names(tree, wanted, cur.name.rpartition(".")[2], eager_instances)
+                if used or bound and self.names_used_elsewhere(other, bound):
                     return True
                 if aliases:  # passed on (a package's ``__init__`` re-exports): follow its users
                     todo.append((other, frozenset(aliases)))
@@ -1626,6 +1694,20 @@ class ProjectView:
         packaged for others. False when the project cannot be indexed."""
         try:
             return not self.index.distributable() and not self.index.names_used_elsewhere(self.module, names)
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return False
+
+    def called_only_eagerly_elsewhere(self, names: Iterable[str], bound: Iterable[str] = ()) -> bool:
+        """Whether the other modules of the project use this file's top-level classes
+        ``names`` only to make instances that their module-level code calls
+        (:func:`eager_instance_calls`: ``encoder = Encoder(boxes)``, then ``encoder(labels)``
+        in a script's loop), or not at all, and read none of the module-level names
+        ``bound`` (this file's own such instances), in a project not packaged for
+        others. False when the project cannot be indexed."""
+        try:
+            idx = self.index
+            return not idx.distributable() and not idx.names_used_elsewhere(self.module, names, eager_instances=True) \
+                and not (bound and idx.names_used_elsewhere(self.module, bound))
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return False
 
