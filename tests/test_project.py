@@ -743,6 +743,28 @@ def test_tfl601_a_layer_another_module_only_calls_at_top_level_runs_eagerly(
     assert ((7, "TFL601") in codes_at(run("check", ".").out, "layers.py")) is flagged
 
 
+_UNET = ("import tensorflow as tf\n\n\nclass UNet(tf.keras.Model):\n    def call(self, x):\n"
+         "        return tf.keras.layers.Conv2D(2, 1)(x)\n\n"
+         "    def model(self, shape):\n        inputs = tf.keras.Input(shape=shape)\n"
+         "        return tf.keras.Model(inputs=inputs, outputs=self.call(inputs))\n")
+
+
+@pytest.mark.parametrize("train, flagged", [
+    # another module makes it only to build the functional model at once (set 65's SENet,
+    # built in MobileNetV3's call)
+    ("net = UNet().model((8, 8, 3))\n", False),
+    ("net = UNet()\nnet = net.model((8, 8, 3))\n", False),
+    ("def block(x):\n    return UNet().model(x.shape[1:])(x)\n", False),
+    # the instance itself is trained, or handed on
+    ("net = UNet()\nnet.compile('adam', 'mse')\n", True),
+    ("nets = [UNet()]\n", True),
+])
+def test_tfl302_a_functional_builder_another_module_consumes_at_once(project: Path, run, train, flagged) -> None:
+    write(project, "unet.py", _UNET)
+    write(project, "train.py", "import tensorflow as tf\nfrom unet import UNet\n\n" + train)
+    assert ((6, "TFL302") in codes_at(run("check", ".").out, "unet.py")) is flagged
+
+
 def test_what_an_imported_factory_returns_to_dataset_map_is_traced(project: Path, run) -> None:
     """``ds.map(parse_function_generator(80))`` with the factory in another module: the
     parser it defines is traced, the factory itself runs eagerly (held-out set 50,

@@ -19,14 +19,6 @@ _KERAS_INPUTS = frozenset({"keras.Input", "keras.layers.Input"})
 _KERAS_FUNCTIONAL = frozenset({"keras.Model", "keras.models.Model"})
 
 
-def _single_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
-    """``name = value`` as a statement line of its own: (name, value)."""
-    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
-        a = stmt.body[0]
-        if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
-            return a.targets[0].target.value, a.value
-    return None
-
 class ExecutionJudgements:
     """Mixed into :class:`SemanticModel`."""
 
@@ -854,15 +846,13 @@ class ExecutionJudgements:
         net.model(shape)``), here and in no other module. Then ``call`` runs once, on
         symbolic inputs, and the layers it constructs are that model's own (checked on
         TensorFlow 2.21: they are in ``model.weights`` and ``fit`` trains them)."""
+        from tflint.semantic.project import builder_consumed_calls
+
         memo = self.__dict__.setdefault("_functional_builders", {})
         got = memo.get(id(cls))
         if got is None:
-            builders = {name for name, m in cls.methods.items() if name != "call" and self._builds_functional(m)}
-            if builders:
-                consumed = self._consumed_by(builders)  # one walk of the module, not one per site
-                got = self._instances_only(cls, lambda call, ctx: id(call) in consumed)
-            else:
-                got = False
+            builders = frozenset(name for name, m in cls.methods.items() if name != "call" and self._builds_functional(m))
+            got = bool(builders) and self._made_only_as(cls, builder_consumed_calls(builders))
             memo[id(cls)] = got
         return got
 
@@ -877,28 +867,6 @@ class ExecutionJudgements:
                         for c, _ in m.calls)
         return runs_call and any(isinstance(r, cst.Call) and self.resolves_to(r.func, _KERAS_FUNCTIONAL)  # type: ignore[attr-defined]
                                  for r in m.returns)
-
-    def _consumed_by(self, builders: set[str]) -> set[int]:
-        """ids of the constructor calls whose object only calls one of ``builders`` at
-        once: ``C(...).b(...)``, or ``x = C(...)`` followed by ``x = x.b(...)``."""
-        out: set[int] = set()
-        stack: list[cst.CSTNode] = [self.module]  # type: ignore[attr-defined]
-        while stack:
-            n = stack.pop()
-            if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and n.func.attr.value in builders and \
-                    isinstance(n.func.value, cst.Call):  # type: ignore[attr-defined]
-                out.add(id(n.func.value))  # type: ignore[attr-defined]
-            body = getattr(n, "body", None)
-            stmts = body if type(n) is cst.Module else body.body if isinstance(body, cst.IndentedBlock) else ()
-            for a, b in zip(stmts, stmts[1:]):
-                made, then = _single_assign(a), _single_assign(b)
-                if made is not None and then is not None and made[0] == then[0] and \
-                        isinstance(made[1], cst.Call) and isinstance(then[1], cst.Call) and \
-                        isinstance(then[1].func, cst.Attribute) and then[1].func.attr.value in builders and \
-                        isinstance(then[1].func.value, cst.Name) and then[1].func.value.value == made[0]:
-                    out.add(id(made[1]))
-            stack.extend(child_nodes(n))
-        return out
 
     def instances_called_only_eagerly(self, cls) -> bool:
         """Is every instance of the module class ``cls`` (and of the module's classes derived
@@ -920,28 +888,40 @@ class ExecutionJudgements:
     def _called_only_eagerly(self, cls) -> bool:
         from tflint.semantic.project import eager_instance_calls
 
+        return self._made_only_as(cls, eager_instance_calls)
+
+    def _made_only_as(self, cls, accept) -> bool:
+        """Is every call that makes an instance of ``cls`` (or of the module's classes
+        derived from it), here and in the other modules of the project, one that
+        ``accept`` gives (:data:`~tflint.semantic.project.InstanceUses`), with the class
+        names used for nothing else and the instances' module-level names read by no
+        other module? Asked for a finding only: it parses this module once more, as
+        ``ast``, and reads the modules that import it."""
         family = self._family(cls)
         if not family:
             return False
         sites = [call for call, _ in self.all_calls  # type: ignore[attr-defined]
                  if isinstance(call.func, cst.Name) and call.func.value in family]
+        bound: set[str] = set()
         if sites:
-            try:  # asked for a finding only: one more parse of the module, as ``ast``
-                made = eager_instance_calls(ast.parse(self.module.code), family)  # type: ignore[attr-defined]
-            except (SyntaxError, ValueError, RecursionError):
-                return False
+            tree = self.__dict__.get("_ast_module")
+            if tree is None:
+                try:
+                    tree = ast.parse(self.module.code)  # type: ignore[attr-defined]
+                except (SyntaxError, ValueError, RecursionError):
+                    return False
+                self.__dict__["_ast_module"] = tree
+            made = accept(tree, family)
             keys = [(self.position(c.func).start.line, c.func.value) for c in sites]  # type: ignore[attr-defined]
             if any(k not in made for k in keys):
                 return False
-            bound = {made[k] for k in keys} - {None}
-        else:
-            bound = set()
+            bound = {b for b in (made[k] for k in keys) if b is not None}
         if not self._named_only_at(family, {id(call.func) for call in sites}):
             return False
         if self.project is None:  # type: ignore[attr-defined]
             return bool(sites)
         # last: it reads and parses the modules that import this one
-        return self.project.called_only_eagerly_elsewhere(family, bound)  # type: ignore[attr-defined]
+        return self.project.used_elsewhere_only_as(family, accept, bool(sites), bound)  # type: ignore[attr-defined]
 
     @staticmethod
     def _local_to_the_call(call: cst.Call, ctx: Ctx) -> bool:

@@ -822,13 +822,54 @@ def eager_instance_calls(tree: ast.Module, names: set[str]) -> dict[tuple[int, s
     return accepted
 
 
+#: which calls of some class names a module makes that are no use of them:
+#: (line, name) of each callee, to the module-level name the instance is bound to or None
+InstanceUses = Callable[[ast.Module, set[str]], dict[tuple[int, str], str | None]]
+
+
+def builder_consumed_calls(builders: frozenset[str]) -> InstanceUses:
+    """The calls of a class whose instance only calls one of its methods ``builders`` at
+    once: ``UNet(2).model(shape)``, or ``net = UNet(2)`` followed by ``net =
+    net.model(shape)`` (see ``call_builds_a_functional_model``)."""
+    def consumed(tree: ast.Module, names: set[str]) -> dict[tuple[int, str], str | None]:
+        out: dict[tuple[int, str], str | None] = {}
+        for node in ast.walk(tree):
+            if type(node) is ast.Call:
+                f = node.func  # type: ignore[attr-defined]
+                if type(f) is ast.Attribute and f.attr in builders and type(f.value) is ast.Call and \
+                        type(f.value.func) is ast.Name and f.value.func.id in names:
+                    out[(f.value.func.lineno, f.value.func.id)] = None
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                stmts = getattr(node, field, None)
+                if type(stmts) is not list:
+                    continue
+                for a, b in zip(stmts, stmts[1:]):
+                    made, then = _single_assign_ast(a), _single_assign_ast(b)
+                    if made is not None and then is not None and made[0] == then[0] and \
+                            type(made[1]) is ast.Call and type(made[1].func) is ast.Name and \
+                            made[1].func.id in names and type(then[1]) is ast.Call and \
+                            type(then[1].func) is ast.Attribute and then[1].func.attr in builders and \
+                            type(then[1].func.value) is ast.Name and then[1].func.value.id == made[0]:
+                        out[(made[1].func.lineno, made[1].func.id)] = None
+        return out
+    return consumed
+
+
+def _single_assign_ast(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """``name = value`` as a statement: (name, value)."""
+    if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:  # type: ignore[attr-defined]
+        return stmt.targets[0].id, stmt.value  # type: ignore[attr-defined]
+    return None
+
+
 def _uses_names(tree: ast.Module, names: frozenset[str], source: str,
-                eager_instances: bool = False) -> tuple[bool, set[str], set[str]]:
+                accept: InstanceUses | None = None) -> tuple[bool, set[str], set[str]]:
     """Whether the module ``tree`` uses one of ``names`` of the module whose last name is
     ``source`` (see :meth:`ProjectIndex.names_used_elsewhere`), the local names it
-    imports them as, and the module-level names it binds instances to. With
-    ``eager_instances``, a call that makes an instance only top-level code calls
-    (:func:`eager_instance_calls`) is no use."""
+    imports them as, and the module-level names it binds accepted instances to. The
+    calls that ``accept`` gives (:func:`eager_instance_calls`,
+    :func:`builder_consumed_calls`) are no use."""
     aliases: set[str] = set()
     loads: set[str] = set()
     load_nodes: list[ast.Name] = []
@@ -844,7 +885,7 @@ def _uses_names(tree: ast.Module, names: frozenset[str], source: str,
         t = type(node)
         if t is ast.Name:
             loads.add(node.id)  # type: ignore[attr-defined]
-            if eager_instances:
+            if accept is not None:
                 load_nodes.append(node)  # type: ignore[arg-type]
         elif t is ast.Attribute:
             attrs.add(node.attr)  # type: ignore[attr-defined]
@@ -866,8 +907,8 @@ def _uses_names(tree: ast.Module, names: frozenset[str], source: str,
                 node.args and isinstance(node.args[0], ast.Name):  # type: ignore[attr-defined]
             getattr_on.add(node.args[0].id)  # type: ignore[attr-defined]
     bound: set[str] = set()
-    if eager_instances:
-        made = eager_instance_calls(tree, set(names | aliases))
+    if accept is not None:
+        made = accept(tree, set(names | aliases))
         loads = {n.id for n in load_nodes if (n.lineno, n.id) not in made}
         bound = {b for b in made.values() if b is not None}
     used = bool((names | aliases) & loads or names & attrs or names & strings or DYNAMIC_LOOKUPS & loads or
@@ -1199,17 +1240,17 @@ class ProjectIndex:
             self._distributable = _declares_package(self.root)
         return self._distributable
 
-    def names_used_elsewhere(self, mf: ModuleFile, names: Iterable[str], eager_instances: bool = False) -> bool:
+    def names_used_elsewhere(self, mf: ModuleFile, names: Iterable[str], accept: InstanceUses | None = None) -> bool:
         """Whether a module that imports ``mf`` uses one of its top-level ``names``: loads
         it (or the alias it imports it as), reads it as an attribute (``layers.Gate``),
         names it in a string (``custom_objects``, ``getattr``; not in ``__all__``) or looks
         names up dynamically (``globals()``, ``eval``). A module that only imports a name and
         passes it on (a package's ``__init__`` that re-exports it) is followed to its own
         importers: in a project not packaged for others they are the package's only users.
-        True when a module cannot be read or parsed: nothing is known of it. With
-        ``eager_instances``, making an instance that only module-level code calls
-        (:func:`eager_instance_calls`) is no use, unless the modules that import that one
-        read the name it is bound to (``train.encoder``)."""
+        True when a module cannot be read or parsed: nothing is known of it. The calls
+        ``accept`` gives are no use (an instance only module-level code calls:
+        :func:`eager_instance_calls`), unless the modules that import that one read the
+        name it is bound to (``train.encoder``)."""
         seen = {mf.path}
         todo = [(mf, frozenset(names))]
         while todo:
@@ -1226,7 +1267,7 @@ class ProjectIndex:
                     tree = ast.parse(got[0])
                 except (SyntaxError, ValueError):
                     return True
-                used, aliases, bound = _uses_names(tree, wanted, cur.name.rpartition(".")[2], eager_instances)
+                used, aliases, bound = _uses_names(tree, wanted, cur.name.rpartition(".")[2], accept)
                 if used or bound and self.names_used_elsewhere(other, bound):
                     return True
                 if aliases:  # passed on (a package's ``__init__`` re-exports): follow its users
@@ -1697,16 +1738,18 @@ class ProjectView:
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return False
 
-    def called_only_eagerly_elsewhere(self, names: Iterable[str], bound: Iterable[str] = ()) -> bool:
+    def used_elsewhere_only_as(self, names: Iterable[str], accept: InstanceUses, made_here: bool,
+                               bound: Iterable[str] = ()) -> bool:
         """Whether the other modules of the project use this file's top-level classes
-        ``names`` only to make instances that their module-level code calls
-        (:func:`eager_instance_calls`: ``encoder = Encoder(boxes)``, then ``encoder(labels)``
-        in a script's loop), or not at all, and read none of the module-level names
-        ``bound`` (this file's own such instances), in a project not packaged for
-        others. False when the project cannot be indexed."""
+        ``names`` only in the calls ``accept`` gives (or not at all: an instance that
+        only module-level code calls, :func:`eager_instance_calls`; one that only builds a
+        functional model, :func:`builder_consumed_calls`), and read none of the
+        module-level names ``bound`` (this file's own such instances). A project
+        packaged for others counts only where this file makes instances (``made_here``):
+        else its users may make them. False when the project cannot be indexed."""
         try:
             idx = self.index
-            return not idx.distributable() and not idx.names_used_elsewhere(self.module, names, eager_instances=True) \
+            return (made_here or not idx.distributable()) and not idx.names_used_elsewhere(self.module, names, accept) \
                 and not (bound and idx.names_used_elsewhere(self.module, bound))
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return False
