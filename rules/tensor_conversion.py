@@ -187,6 +187,20 @@ def shift(x):
 def snapshot():
     return model.get_weights()         # eager: fine
 ''',
+        '''import tensorflow as tf
+
+
+class Agent:
+    def __init__(self, config):
+        self._is_debug = config["debug"]
+        if not config["debug"]:
+            self._step = tf.function(self._step)
+
+    def _step(self, x):
+        if self._is_debug:            # true only where _step was left eager
+            print(x.numpy())
+        return x * 2
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -196,6 +210,22 @@ def step(x):
     y = tf.reduce_sum(x)
     value = y.numpy()  # TFL201
     return value
+''',
+        '''import tensorflow as tf
+
+
+class Agent:
+    def __init__(self, config):
+        self._is_debug = config["debug"]
+        if config["fast"]:
+            self._step = tf.function(self._step)
+
+    def _step(self, x):
+        if not self._is_debug:
+            print(x.numpy())  # TFL201
+        if self._is_debug:
+            print(x.numpy())  # TFL201
+        return x * 2
 ''',
         '''import tensorflow as tf
 

@@ -387,6 +387,7 @@ def _finalize(sem: SemanticModel) -> None:
             target = _callable_target(sem, call.args[0].value, ctx)
             if target is not None:
                 target.tf_function = True
+                target.wrapped_at.append(ctx)
                 target.root_reason = target.root_reason or "tf.function"
                 if _has_kw(call, "input_signature") or len(call.args) > 1 and call.args[1].keyword is None:
                     target.has_input_signature = True

