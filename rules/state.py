@@ -392,8 +392,40 @@ class UNet(tf.keras.Model):
 model = UNet().model((64, 64, 3))       # the functional model is what is trained
 model.compile("adam", "sparse_categorical_crossentropy")
 ''',
+        '''import tensorflow as tf
+
+
+class VAE(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.encoder = self.encoder()          # the attribute now holds the built model
+
+    def encoder(self):
+        inputs = tf.keras.Input(shape=(8,))
+        return tf.keras.Model(inputs, tf.keras.layers.Dense(4)(inputs))
+
+    @tf.function
+    def train_step(self, x):
+        return self.encoder(x, training=True)  # calls that model, not the method
+''',
     )
     INVALID = (
+        '''import tensorflow as tf
+
+
+class VAE(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.enc = self.encoder()
+
+    def encoder(self):
+        inputs = tf.keras.Input(shape=(8,))
+        return tf.keras.Model(inputs, tf.keras.layers.Dense(4)(inputs))  # TFL302
+
+    @tf.function
+    def train_step(self, x):
+        return self.encoder()(x, training=True)  # builds a new model on every trace
+''',
         '''import tensorflow as tf
 
 @tf.function

@@ -765,6 +765,22 @@ def test_tfl302_a_functional_builder_another_module_consumes_at_once(project: Pa
     assert ((6, "TFL302") in codes_at(run("check", ".").out, "unet.py")) is flagged
 
 
+@pytest.mark.parametrize("init, flagged", [
+    # ``__init__`` rebinds the name to the built model: train_step calls the model (set 71)
+    ("self.encoder = self.encoder()", False),
+    ("self.enc = self.encoder()", True),
+])
+def test_a_builder_method_hidden_by_its_own_result_is_not_traced(project: Path, run, init, flagged) -> None:
+    write(project, "conv.py", "import tensorflow as tf\n\n\ndef conv(x):\n"
+                              "    return tf.keras.layers.Dense(4)(x)\n")
+    write(project, "model.py", "import tensorflow as tf\nfrom conv import conv\n\n\nclass VAE(tf.keras.Model):\n"
+                               f"    def __init__(self):\n        super().__init__()\n        {init}\n\n"
+                               "    def encoder(self):\n        inputs = tf.keras.Input(shape=(8,))\n"
+                               "        return tf.keras.Model(inputs, conv(inputs))\n\n"
+                               "    @tf.function\n    def train_step(self, x):\n        return self.encoder(x)\n")
+    assert ((5, "TFL302") in codes_at(run("check", ".").out, "conv.py")) is flagged
+
+
 def test_what_an_imported_factory_returns_to_dataset_map_is_traced(project: Path, run) -> None:
     """``ds.map(parse_function_generator(80))`` with the factory in another module: the
     parser it defines is traced, the factory itself runs eagerly (held-out set 50,

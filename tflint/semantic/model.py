@@ -353,7 +353,14 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
         if isinstance(func, cst.Attribute) and fn is not None:
             cls = fn.class_of_self(func.value)
             if cls is not None:
-                return self.method_of(cls, func.attr.value)
+                name = func.attr.value
+                if fn.name != "__init__" and any(
+                        isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == name
+                        for v in cls.init_attrs.get(name, ())):
+                    # ``self.encoder = self.encoder()`` in ``__init__``: later the instance's
+                    # attribute, what the builder returned (a model), hides the method
+                    return None
+                return self.method_of(cls, name)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and fn is not None and \
                 isinstance(func.value.func, cst.Name) and func.value.func.value == "super" and \
                 "super" not in self.imports and "super" not in self.module_assigns:

@@ -213,6 +213,9 @@ class ModuleSummary:
     eager_at_import: bool = False
     #: some ``run_functions_eagerly`` statement of the module says ``(False)``
     eager_off: bool = False
+    #: ``Cls.method`` whose ``__init__`` says ``self.method = self.method(...)``: after it,
+    #: ``self.method(x)`` calls what the method returned (a model), not the method
+    shadowed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
@@ -230,6 +233,7 @@ class ModuleSummary:
             "eager_switch": self.eager_switch,
             "eager_at_import": self.eager_at_import,
             "eager_off": self.eager_off,
+            "shadowed": list(self.shadowed),
         }
 
     @staticmethod
@@ -245,6 +249,7 @@ class ModuleSummary:
             eager_switch=bool(d["eager_switch"]),
             eager_at_import=bool(d["eager_at_import"]),
             eager_off=bool(d["eager_off"]),
+            shadowed=[str(x) for x in d["shadowed"]],
         )
 
 
@@ -457,6 +462,13 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
+        fn = self.fn_stack[-1]
+        if fn is not None and fn.endswith(".__init__") and len(node.targets) == 1:
+            t, v = node.targets[0], node.value
+            if isinstance(t, ast.Attribute) and isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                    v.func.attr == t.attr and isinstance(t.value, ast.Name) and isinstance(v.func.value, ast.Name) and \
+                    v.func.value.id == t.value.id:
+                self.out.shadowed.append(f"{fn[:-len('.__init__')]}.{t.attr}")
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and self.fn_stack[-1] is None and \
                 isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and \
                 node.value.func.id == node.targets[0].id:
@@ -1470,6 +1482,8 @@ class ProjectIndex:
             cls = self._owner_class(s, call.caller)
             if cls is not None:
                 method = name[5:]
+                if f"{cls}.{method}" in s.shadowed and call.caller != f"{cls}.__init__":
+                    return None  # the instance's attribute: what the method returned in ``__init__``
                 if f"{cls}.{method}" in fns:
                     return caller_mf, f"{cls}.{method}"
             return None
