@@ -1296,6 +1296,29 @@ for kind in ["MSE", "MAE"]:
     INVALID = (
         '''import tensorflow as tf
 
+
+def policy_training():
+    @tf.function
+    def step(obs, model):  # TFL402
+        return tf.reduce_mean(model(obs))
+    return step
+
+
+class Agent:
+    def __init__(self):
+        self.model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+    def train_step(self, obs):
+        pt = policy_training()                # a new tf.function on every call
+        return pt(obs, self.model)
+
+
+agent = Agent()
+for _ in range(6):
+    agent.train_step(tf.ones((4, 3)))
+''',
+        '''import tensorflow as tf
+
 def preprocess(x):
     return x * 2
 
@@ -1441,6 +1464,8 @@ for epoch in range(3):
             # unless it asks for a new one in every iteration of a loop, or in a function
             # that is itself called in a loop and keeps the result only in a local
             where = self._handed_out_per_iteration(factory, reads)
+            if where is None and not reads and factory.parent is None and factory.cls is None:
+                where = self._asked_anew_elsewhere(factory)
             if where is not None:
                 self.report(node.name, self.MESSAGE.format(where=where))
             return
@@ -1497,6 +1522,20 @@ for epoch in range(3):
             return f"on every call of `{factory.name}`, which is called in a loop (line {sem.line_of(call)})"
         return self._looped_elsewhere(factory) if factory.parent is None and factory.cls is None else None
 
+    def _asked_anew_elsewhere(self, factory: FunctionInfo) -> str | None:
+        """Where another module asks the factory for a new function in every iteration of
+        a loop (:meth:`~tflint.semantic.project.ProjectView.asked_anew_per_iteration_elsewhere`),
+        as a message says it."""
+        project = self.sem.project
+        got = project.asked_anew_per_iteration_elsewhere(factory.name) if project is not None else None
+        if got is None:
+            return None
+        path, line, through = got
+        if through is None:
+            return f"on every call of `{factory.name}`, which is called in a loop in {_where(path, line)}"
+        return (f"on every call of `{factory.name}` by `{through.rsplit('.', 1)[-1]}`, which is called in a loop "
+                f"in {_where(path, line)}")
+
     def _looped_elsewhere(self, factory: FunctionInfo) -> str | None:
         """Where another module of the project calls ``factory`` in a loop, as a message
         says it, or None."""
@@ -1523,7 +1562,9 @@ for epoch in range(3):
             if user is None:
                 continue
             for outer, octx in sem.all_calls:
-                if sem.resolve_callee(outer, octx.fn) is user and next(sem.python_loops(octx), None) is not None:
+                # ``agent.train_step(obs)`` on ``agent = Agent()`` calls the method too
+                if (sem.resolve_callee(outer, octx.fn) or isinstance(outer.func, cst.Attribute) and
+                        sem.instance_method(outer.func, octx.fn)) is user and next(sem.python_loops(octx), None) is not None:
                     if self._one_per_value_through(outer, user, call, factory, reads, octx):
                         continue
                     return (f"on every call of `{factory.name}` by `{user.name}`, which is called in a loop "

@@ -781,6 +781,35 @@ def test_a_builder_method_hidden_by_its_own_result_is_not_traced(project: Path, 
     assert ((5, "TFL302") in codes_at(run("check", ".").out, "conv.py")) is flagged
 
 
+_FACTORY = ("import tensorflow as tf\n\n\ndef policy_training():\n    @tf.function\n"
+            "    def step(obs, model):\n        return tf.reduce_mean(model(obs))\n    return step\n")
+
+
+@pytest.mark.parametrize("user, flagged", [
+    # set 69's SAC: a method asks for a new function on each call, and a loop calls it
+    ("class SAC:\n    def train_step(self):\n        pt = policy_training()\n"
+     "        return pt(tf.ones((4, 3)), self.model)\n\n"
+     "    def train(self, n):\n        for i in range(n):\n            self.train_step()\n", True),
+    ("def train_step(model):\n    pt = policy_training()\n    return pt(tf.cast(x, tf.float32), model)\n\n\n"
+     "for i in range(3):\n    train_step(m)\n", True),
+    ("def train(model):\n    for i in range(3):\n        pt = policy_training()\n        pt(x, model)\n", True),
+    # kept beyond the call, asked once, or given a model the project builds each time
+    ("class SAC:\n    def train_step(self):\n        self.pt = policy_training()\n"
+     "        return self.pt(x, self.model)\n\n"
+     "    def train(self, n):\n        for i in range(n):\n            self.train_step()\n", False),
+    ("def train_step(model):\n    pt = policy_training()\n    return pt(x, model)\n\n\ntrain_step(m)\n", False),
+    ("def train_step():\n    model = build()\n    pt = policy_training()\n    return pt(x, model)\n\n\n"
+     "for i in range(3):\n    train_step()\n", False),
+    ("def train(models):\n    for model in models:\n        pt = policy_training()\n        pt(x, model)\n", False),
+])
+def test_tfl402_a_factory_another_module_asks_anew_in_a_loop(project: Path, run, user, flagged) -> None:
+    write(project, "factory.py", _FACTORY)
+    write(project, "train.py", "import tensorflow as tf\nfrom factory import policy_training\n\n"
+                               "x = tf.ones((4, 3))\nm = tf.keras.Sequential([tf.keras.layers.Dense(2)])\n\n\n"
+                               "def build():\n    return tf.keras.Sequential([tf.keras.layers.Dense(2)])\n\n\n" + user)
+    assert ((6, "TFL402") in codes_at(run("check", ".").out, "factory.py")) is flagged
+
+
 def test_what_an_imported_factory_returns_to_dataset_map_is_traced(project: Path, run) -> None:
     """``ds.map(parse_function_generator(80))`` with the factory in another module: the
     parser it defines is traced, the factory itself runs eagerly (held-out set 50,

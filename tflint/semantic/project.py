@@ -875,6 +875,106 @@ def _single_assign_ast(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
     return None
 
 
+#: the packages whose calls give values, not objects the project builds (a model)
+_LIBRARY_ROOTS = frozenset({"tensorflow", "numpy", "keras", "tf_keras", "tensorflow_probability", "math", "scipy"})
+
+
+def _function_node(tree: ast.Module, qualified: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The definition of the function ``qualified`` (``SAC.train_step``) in ``tree``."""
+    body: list[ast.stmt] = tree.body
+    node: ast.AST | None = None
+    for part in qualified.split("."):
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and
+                     n.name == part), None)
+        if node is None:
+            return None
+        body = node.body  # type: ignore[attr-defined]
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _kept_only_to_call(fn: ast.FunctionDef | ast.AsyncFunctionDef, line: int, imports: dict[str, str]) -> bool:
+    """Is the call on ``line`` of ``fn`` the whole value of ``x = factory(...)``, a
+    statement of ``fn`` (not of a function in it), with ``x`` bound nowhere else in
+    ``fn`` and only called there, directly, each time with only parameters, globals,
+    attributes, literals and what library calls (a name ``imports`` holds) return?"""
+    made = None
+    for st in ast.walk(fn):
+        if isinstance(st, ast.Assign) and st.lineno == line and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and isinstance(st.value, ast.Call):
+            made = st.targets[0].id
+            break
+    if made is None:
+        return False
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    bound: dict[str, list[ast.expr]] = {}
+    stores = direct = loads = 0
+    stored: dict[str, int] = {}  # every binding of each name (loop targets, unpacking, ...)
+    calls: list[ast.Call] = []
+    walk: list[tuple[ast.AST, bool]] = [(s, False) for s in fn.body]
+    while walk:
+        node, inner = walk.pop()
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    bound.setdefault(t.id, []).append(node.value)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored[node.id] = stored.get(node.id, 0) + 1
+        if isinstance(node, ast.Name) and node.id == made:
+            if isinstance(node.ctx, ast.Store):
+                stores += 1
+            else:
+                loads += 1
+            if inner:
+                return False
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == made:
+            direct += 1
+            calls.append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and made in node.names:
+            return False
+        scoped = inner or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+        walk.extend((k, scoped) for k in ast.iter_child_nodes(node))
+    if stores != 1 or loads != direct or not direct:
+        return False
+
+    def plain(e: ast.expr, depth: int = 0) -> bool:
+        if isinstance(e, (ast.Constant, ast.Attribute)):
+            return True
+        if isinstance(e, ast.Starred):
+            return plain(e.value, depth)
+        if isinstance(e, ast.Call):
+            d = _dotted(e.func)
+            return d is not None and d.split(".")[0] in imports and \
+                imports[d.split(".")[0]].split(".")[0] in _LIBRARY_ROOTS
+        if isinstance(e, ast.Name):
+            if e.id not in stored:
+                return True  # a parameter, or a global: the same object in every iteration
+            values = bound.get(e.id, [])
+            return len(values) == stored[e.id] and depth < 4 and all(plain(v, depth + 1) for v in values)
+        return False
+
+    return all(plain(a) for c in calls for a in list(c.args) + [k.value for k in c.keywords])
+
+
+def _called_in_a_loop(s: "ModuleSummary", fn: str) -> int | None:
+    """The line of a call of the module's function ``fn`` made in a loop of the same
+    module: ``self.m()`` from a method of the class of method ``fn``, or ``f()`` for a
+    module function ``f``; None if there is none."""
+    info = s.functions.get(fn)
+    if info is None:
+        return None
+    if info.cls is not None and info.parent is None:
+        callee, own = f"self.{fn.rsplit('.', 1)[-1]}", info.cls + "."
+        for c in s.calls:
+            if c.in_loop and c.callee == callee and c.caller is not None and c.caller.startswith(own):
+                return c.line
+        return None
+    if info.cls is None and info.parent is None:
+        for c in s.calls:
+            if c.in_loop and c.callee == fn:
+                return c.line
+    return None
+
+
 def _uses_names(tree: ast.Module, names: frozenset[str], source: str,
                 accept: InstanceUses | None = None) -> tuple[bool, set[str], set[str]]:
     """Whether the module ``tree`` uses one of ``names`` of the module whose last name is
@@ -1040,6 +1140,7 @@ class ProjectIndex:
         #: attribute name -> the modules whose module-level code reads it (see
         #: :meth:`top_level_read`)
         self._top_reads: dict[str, list[tuple[str, int]]] = {}
+        self._trees: dict[str, ast.Module | None] = {}
         #: a notebook's line map, from reading it to summarizing it
         self._cell_lines: dict[str, list[tuple[int, int, int] | None]] = {}
         self._fingerprint: str | None = None
@@ -1145,6 +1246,16 @@ class ProjectIndex:
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
     # -- reading, scanning, summarizing (through the cache)
+
+    def _parsed(self, mf: ModuleFile) -> ast.Module | None:
+        """The module's ``ast``, parsed once (None when it cannot be read or parsed)."""
+        if mf.path not in self._trees:
+            got = self._read(mf)
+            try:
+                self._trees[mf.path] = ast.parse(got[0]) if got is not None else None
+            except (SyntaxError, ValueError, RecursionError):
+                self._trees[mf.path] = None
+        return self._trees[mf.path]
 
     def _read(self, mf: ModuleFile) -> tuple[bytes, str] | None:
         """The module's source and the hash of the file (a notebook: the module its code
@@ -1751,6 +1862,43 @@ class ProjectView:
             return not self.index.distributable() and not self.index.names_used_elsewhere(self.module, names)
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return False
+
+    def asked_anew_per_iteration_elsewhere(self, name: str) -> tuple[str, int, str | None] | None:
+        """Where another module asks this file's factory ``name`` for a new function in
+        every iteration of a loop and keeps it only to call it: ``pt = policy_training()``
+        as a statement of a function (``SAC.train_step``), ``pt`` bound there once and
+        only called (``pt(obs, self.model)``), the call in a loop, or the function called
+        in a loop of its module (``self.train_step()`` in ``SAC.train``'s loop, or
+        ``train_step()`` for a module function). The calls of ``pt`` may take only
+        parameters, attributes, literals and what library calls return: an object the
+        project builds (a new model each iteration) would trace again anyway. Gives the
+        module, the line of the loop's call and the function asked through (None when the
+        factory's own call is in the loop); None when no module does so."""
+        idx = self.index
+        try:
+            for p in sorted(idx.importers(self.module)):
+                other = idx.files().get(p)
+                s = idx.summary(other) if other is not None else None
+                if s is None:
+                    continue
+                for call in s.calls:
+                    if call.callee.rsplit(".", 1)[-1] != name or call.caller is None:
+                        continue
+                    target = idx._callee(call, other, s)
+                    if target is None or target[0].path != self.module.path or target[1] != name:
+                        continue
+                    got = idx._parsed(other)
+                    fn = _function_node(got, call.caller) if got is not None else None
+                    if fn is None or not _kept_only_to_call(fn, call.line, s.imports):
+                        continue
+                    if call.in_loop:
+                        return idx.relpath(p), call.line, None
+                    outer = _called_in_a_loop(s, call.caller)
+                    if outer is not None:
+                        return idx.relpath(p), outer, call.caller
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return None
 
     def used_elsewhere_only_as(self, names: Iterable[str], accept: InstanceUses, made_here: bool,
                                bound: Iterable[str] = ()) -> bool:
