@@ -538,6 +538,15 @@ for step in range(10000):
     if step % 100 == 0:
         tf.summary.scalar("lr", schedule(step), step=step)  # TFL401
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def resize(image, size):
+    return tf.image.resize(image, size)
+
+for side in range(32, 512, 32):
+    resize(tf.zeros([1, 8, 8, 3]), [side, side])  # TFL401
+''',
     )
     FIXED = (
         (9, '''import tensorflow as tf
@@ -711,6 +720,14 @@ def augment(image):
                 if why is not None:
                     self.report(value, self.MESSAGE.format(arg=_code(value), fn=_label(callee), why=why), ctx=None,
                                 fix=self._fix(value, ctx))
+                elif isinstance(value, (cst.List, cst.Tuple)):
+                    # ``resize(image, [h, w])``: each element of a Python list is in the trace key too
+                    for el in value.elements:
+                        why = None if isinstance(el, cst.StarredElement) else self._varies(el.value, ctx)
+                        if why is not None:
+                            self.report(el.value, self.MESSAGE.format(arg=_code(el.value), fn=_label(callee), why=why),
+                                        ctx=None)
+                            break
         external = self._external_sites()
         for (callee, key), calls in external.items():
             varying = [(c, a) for c, a in calls if a.kind == "varying"]
