@@ -6,8 +6,9 @@ import libcst as cst
 
 from tflint import fixes
 from tflint.diagnostics import Severity
-from tflint.rule import Rule
+from tflint.rule import TRACED_MARKERS, Rule
 from tflint.semantic import Ctx, dotted_name
+from tflint.semantic.execution import eager_only_branch
 from tflint.semantic.syntax import child_nodes, code as code_of
 
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal",
@@ -843,6 +844,9 @@ class PythonRandom(Rule):
     MESSAGE = "`{what}` draws once while tracing: every call gets the same number; use `tf.random`"
     SEVERITY = Severity.WARNING
     PITFALLS = ("P08",)
+    #: also the ``call`` of Keras layers and models, which ``fit`` and ``predict`` trace
+    TRACED_ONLY = False
+    TEXT_MARKERS = TRACED_MARKERS + (r"def call\(",)
     VALID = (
         '''import numpy as np
 import tensorflow as tf
@@ -889,6 +893,33 @@ def random_flip(image, label, seed=None):
         seed = np.random.randint(0, 1000000)   # only the op seed: the op still draws per call
     flip = tf.random.uniform([], seed=seed) > 0.5
     return tf.cond(flip, lambda: tf.image.flip_left_right(image), lambda: image), label
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+
+class Jitter(tf.keras.layers.Layer):
+    def call(self, x):
+        return x * np.random.uniform(0.5, 1.5)   # only ever called eagerly: a draw per call
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+jitter = Jitter()
+for _ in range(3):
+    print(jitter(tf.ones([2])))
+''',
+        '''import numpy as np
+import tensorflow as tf
+
+
+class Noise(tf.keras.layers.Layer):
+    def call(self, x):
+        if tf.executing_eagerly():
+            return x + np.random.normal()     # the author's eager path
+        return x + tf.random.normal([])
+
+
+model = tf.keras.Sequential([tf.keras.Input((2,)), Noise()])
 ''',
     )
     INVALID = (
@@ -958,6 +989,23 @@ def crop(image):
     s = np.random.randint(0, 1000, size=2)  # TFL103
     return tf.image.stateless_random_crop(image, [8, 8, 3], seed=s)   # the same crop every call
 ''',
+        '''import random
+import tensorflow as tf
+from tensorflow import keras
+
+
+class RandomColorJitter(keras.layers.Layer):
+    def call(self, images, training=None):
+        if not training:
+            return images
+        for aug in random.sample([tf.image.flip_left_right, tf.image.flip_up_down], 2):  # TFL103
+            images = aug(images)
+        return images
+
+
+model = keras.Sequential([keras.Input((8, 8, 3)), RandomColorJitter(), keras.layers.Flatten(), keras.layers.Dense(1)])
+model.compile(loss="mse")
+''',
     )
     FIXED = (
         (2, '''import numpy as np
@@ -1014,6 +1062,12 @@ def crop(image):
     )
 
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
+        layer = None
+        if not self.sem.is_traced(ctx):
+            # a Keras layer's ``call`` (or a helper it calls): traced by ``fit``/``predict``
+            layer = self.sem.keras_call_of(ctx.fn)
+            if layer is None or eager_only_branch(ctx):
+                return
         if ctx.fn is not None and self.sem.runs_once(ctx.fn):
             return  # its one trace is its one run: the same draw as eagerly
         for q in self.sem.qualified(node.func):
@@ -1023,8 +1077,13 @@ def crop(image):
                     return  # an op seed shared by ops (image and mask): a constant is what it needs
                 if ctx.fn is not None and self.sem.value_unused(node, ctx.fn):
                     return  # assigned to a name nothing reads: the frozen value goes nowhere
-                self.report(node, self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()"), ctx=ctx,
-                            fix=self._fix(node, q, ctx))
+                message = self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()")
+                if layer is not None:
+                    # asked last: it may read the modules that import this one
+                    if not self.sem.keras_call_may_run_as_graph(layer[0].cls):
+                        return
+                    message += f" (in Keras `{layer[0].cls.name}.call`, which `fit` and `predict` trace)"  # type: ignore[union-attr]
+                self.report(node, message, ctx=ctx, fix=self._fix(node, q, ctx))
                 return
 
     @fixes.offered_only_if_built

@@ -1221,6 +1221,26 @@ a = Conv2D()                                  # a notebook cell reuses the name
 print(a(tf.ones([1, 4, 4, 1])).shape)         # only ever called here, eagerly
 spare = Conv2D()                              # never called
 ''',
+        '''import tensorflow as tf
+
+
+class MyGRU(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 2))
+
+    def call(self, inputs):
+        for x_t in tf.transpose(inputs, [1, 0, 2]):   # eager: a concrete tensor
+            inputs = inputs + tf.reduce_sum(x_t @ self.kernel)
+        return inputs
+
+
+model = tf.keras.Sequential([tf.keras.layers.GRU(2)])
+x = tf.ones([1, 3, 4])
+my_gru = MyGRU()
+my_gru.build(x.shape)                         # its own build: call does not run
+my_gru.set_weights(my_gru.get_weights())
+print(my_gru(x))                              # compared with the Keras GRU, eagerly
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1254,6 +1274,21 @@ print(conv(tf.ones([1, 4, 4, 1])))
 @tf.function
 def step(x):
     return conv(x)                    # the same instance, traced
+''',
+        '''import tensorflow as tf
+
+
+class Net(tf.keras.Model):
+    def call(self, x):
+        for i in range(tf.shape(x)[1]):  # TFL601
+            x = x + 1.0
+        return x
+
+
+net = Net()
+print(net(tf.ones([1, 4])))
+net.compile(loss="mse")
+net.predict(tf.ones([8, 4]))          # runs call as a graph
 ''',
         '''import tensorflow as tf
 import keras
@@ -1342,8 +1377,7 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
     def _flag(self, node: cst.CSTNode, what: str, fix: str, call: FunctionInfo,
               where: str | Callable[[], str]) -> None:
         # asked last: outside a project it reads the module's text (rare: a tensor test)
-        if self.sem.keras_layers_may_run_as_graph() and not self.sem.class_never_used(call.cls) and \
-                not self.sem.instances_called_only_eagerly(call.cls):
+        if self.sem.keras_call_may_run_as_graph(call.cls):
             self.report(node, self.MESSAGE.format(what=what, where=where() if callable(where) else where, fix=fix))
 
     def _check(self, test: cst.BaseExpression, what: str, ctx: Ctx) -> None:

@@ -814,14 +814,21 @@ class ExecutionJudgements:
         functions (``site`` the call in the ``call`` method), outside an eager-only branch.
         AutoGraph converts the callees only of converted code, and Keras 3 never converts
         ``call``; a ``tf.function`` callee is converted, a ``py_function`` one runs eagerly."""
-        memo = self.__dict__.get("_keras3_calls")
+        return self._calls_of_call("_keras3_calls", self.is_keras3_layer_class).get(id(fn)) if fn is not None else None
+
+    def keras_call_of(self, fn: FunctionInfo | None) -> tuple[FunctionInfo, cst.Call | None] | None:
+        """As :meth:`keras3_call_of`, for the ``call`` of a layer or model of any Keras
+        version: the code ``fit`` and ``predict`` run inside their graph."""
+        return self._calls_of_call("_keras_calls", self.is_keras_layer_class).get(id(fn)) if fn is not None else None
+
+    def _calls_of_call(self, key: str, of_class: Callable) -> dict[int, tuple[FunctionInfo, cst.Call | None]]:
+        memo = self.__dict__.get(key)
         if memo is None:
             memo = {}
             work: list[FunctionInfo] = []
             for cls in self.classes.values():
                 f = cls.methods.get("call")
-                if f is not None and isinstance(f.node, cst.FunctionDef) and not f.tf_function and \
-                        self.is_keras3_layer_class(cls):
+                if f is not None and isinstance(f.node, cst.FunctionDef) and not f.tf_function and of_class(cls):
                     memo[id(f)] = (f, None)
                     work.append(f)
             while work:
@@ -836,8 +843,17 @@ class ExecutionJudgements:
                         continue
                     memo[id(callee)] = (root, site or call)
                     work.append(callee)
-            self.__dict__["_keras3_calls"] = memo
-        return memo.get(id(fn)) if fn is not None else None
+            self.__dict__[key] = memo
+        return memo
+
+    def keras_call_may_run_as_graph(self, cls) -> bool:
+        """May the ``call`` of the Keras class ``cls`` get symbolic tensors: this module or
+        one that imports it may run Keras layers as a graph (:meth:`keras_layers_may_run_as_graph`),
+        something makes an instance (:meth:`class_never_used`), and not only module-level
+        code that calls it eagerly (:meth:`instances_called_only_eagerly`)? Asked for a
+        finding only: the last two may read other modules."""
+        return self.keras_layers_may_run_as_graph() and not self.class_never_used(cls) and \
+            not self.instances_called_only_eagerly(cls)
 
     def instances_live_per_trace(self, cls) -> bool:
         """Is every instance of the module class ``cls`` made within a trace? True when
