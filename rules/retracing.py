@@ -1309,6 +1309,30 @@ def run_one_loss(kind, data):
 for kind in ["MSE", "MAE"]:
     run_one_loss(kind, [tf.zeros([1, 4])])
 ''',
+        '''import tensorflow as tf
+from tensorflow import keras
+
+
+def build_model(units):
+    return keras.Sequential([keras.layers.Dense(units)])
+
+
+def fit(units, batches):
+    @tf.function
+    def train_step(opt, model, x):           # one per fit: each gets a new model anyway
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    model = build_model(units)
+    opt = keras.optimizers.Adam()
+    for x in batches:
+        train_step(opt, model, x)
+
+
+for units in [2, 4, 8]:
+    fit(units, [tf.ones((2, 3))])
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1472,6 +1496,11 @@ for epoch in range(3):
             return
         if sem.closes_over_fresh_state(info):
             return  # hoisting cannot help: the function uses objects built anew on every call
+        handed = set().union(*(names_read(a.value) for c, cctx in sem.all_calls
+                               if isinstance(c.func, cst.Name) and c.func.value == name and cctx.fn is factory
+                               for a in c.args))
+        if sem.builds_state_in(factory, handed):
+            return  # nor when the factory calls it with a model or optimizer it builds each time
         if not hands_out and sem.called_only_while_tracing(info):
             return  # each trace of its callers traces it again, wherever it is created
         reads = sem.closure_reads(info) & factory.param_names

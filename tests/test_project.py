@@ -125,6 +125,17 @@ def test_tfl401_silent_for_calls_under_run_functions_eagerly(project: Path, run)
     assert "passed as `lod` in `train.py` (line 14)" in r.out, r.out
 
 
+@pytest.mark.parametrize("start, flagged", [("0", True), ("tf.constant(0)", False)])
+def test_tfl401_a_counter_that_starts_as_a_tensor_is_no_python_value(project: Path, run, start, flagged) -> None:
+    """``step = tf.constant(0)`` then ``step += 1`` in the loop: each call gets a tensor
+    (StarGAN-tf2's learning-rate decay, found through a star import)."""
+    write(project, "lib.py", "import tensorflow as tf\n\n@tf.function\ndef decay(opt, iteration):\n"
+                             "    return iteration * 2\n")
+    write(project, "train.py", f"import tensorflow as tf\nfrom lib import decay\n\nstep = {start}\n"
+                               "for batch in range(1000):\n    step += 1\n    decay(None, step)\n")
+    assert ("TFL401" in run("check", "lib.py").out) is flagged
+
+
 def test_tfl401_literals_counted_across_modules(project: Path, run) -> None:
     write(project, "lib.py", "import tensorflow as tf\n\n@tf.function\ndef resize(x, size):\n"
                              "    return tf.image.resize(x, [size, size])\n\nresize(tf.zeros([1, 8, 8, 3]), 32)\n")
@@ -808,6 +819,25 @@ def test_tfl402_a_factory_another_module_asks_anew_in_a_loop(project: Path, run,
                                "x = tf.ones((4, 3))\nm = tf.keras.Sequential([tf.keras.layers.Dense(2)])\n\n\n"
                                "def build():\n    return tf.keras.Sequential([tf.keras.layers.Dense(2)])\n\n\n" + user)
     assert ((6, "TFL402") in codes_at(run("check", ".").out, "factory.py")) is flagged
+
+
+@pytest.mark.parametrize("imports, flagged", [
+    ("from utils import *\n", True),
+    ("from utils import augment\n", True),
+    # a later star import, or a module-level binding, hides the first one's name
+    ("from utils import *\nfrom other import *\n", False),
+    ("from utils import *\naugment = tf.image.flip_left_right\n", False),
+    ("from other import *\nfrom utils import *\n", True),
+])
+def test_a_star_imported_function_is_traced_from_the_module_that_calls_it(project: Path, run, imports, flagged) -> None:
+    """``from utils import *`` then ``augment(x)`` in a tf.function: utils' augment is
+    traced (set 69's SAC: ``from sac_train import *``)."""
+    write(project, "utils.py", "import numpy as np\nimport tensorflow as tf\n\n\ndef augment(x):\n"
+                               "    return x * np.random.uniform()\n")
+    write(project, "other.py", "def augment(x):\n    return x\n")
+    write(project, "train.py", "import tensorflow as tf\n" + imports + "\n\n@tf.function\ndef step(x):\n"
+                               "    return augment(x)\n")
+    assert ((6, "TFL103") in codes_at(run("check", ".").out, "utils.py")) is flagged
 
 
 def test_what_an_imported_factory_returns_to_dataset_map_is_traced(project: Path, run) -> None:

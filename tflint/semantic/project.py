@@ -216,6 +216,11 @@ class ModuleSummary:
     #: ``Cls.method`` whose ``__init__`` says ``self.method = self.method(...)``: after it,
     #: ``self.method(x)`` calls what the method returned (a model), not the method
     shadowed: list[str] = field(default_factory=list)
+    #: the modules ``from m import *`` at module level brings every public name of
+    stars: list[str] = field(default_factory=list)
+    #: the names module-level statements bind (``model = build()``): they hide what a
+    #: star import brings
+    top_bound: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
@@ -234,6 +239,8 @@ class ModuleSummary:
             "eager_at_import": self.eager_at_import,
             "eager_off": self.eager_off,
             "shadowed": list(self.shadowed),
+            "stars": list(self.stars),
+            "top_bound": list(self.top_bound),
         }
 
     @staticmethod
@@ -250,6 +257,8 @@ class ModuleSummary:
             eager_at_import=bool(d["eager_at_import"]),
             eager_off=bool(d["eager_off"]),
             shadowed=[str(x) for x in d["shadowed"]],
+            stars=[str(x) for x in d["stars"]],
+            top_bound=[str(x) for x in d["top_bound"]],
         )
 
 
@@ -305,6 +314,8 @@ class _Summarizer(ast.NodeVisitor):
         self.dataset_fns: list[tuple[str, str | None, str, int]] = []
         #: (enclosing fn, name) of the names assigned a Dataset (``ds = tf.data...``)
         self.dataset_names: set[tuple[str | None, str]] = set()
+        #: (function, name) bound to what a TensorFlow call returns (``step = tf.constant(0)``)
+        self.tensor_names: set[tuple[str | None, str]] = set()
         #: per body: after a statement ``tf.config.run_functions_eagerly(True)`` (and no
         #: ``(False)`` since): tf.functions called there run as Python and trace nothing
         self.eager: list[bool] = [False]
@@ -374,6 +385,8 @@ class _Summarizer(ast.NodeVisitor):
         for a in node.names:
             if a.name != "*":
                 self.out.imports[a.asname or a.name] = f"{base}.{a.name}"
+            elif self.fn_stack[-1] is None and self.cls_stack[-1] is None:
+                self.out.stars.append(base)
 
     # -- definitions
 
@@ -462,6 +475,9 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
+        if self.fn_stack[-1] is None and self.cls_stack[-1] is None:
+            for t in node.targets:
+                self.out.top_bound.extend(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
         fn = self.fn_stack[-1]
         if fn is not None and fn.endswith(".__init__") and len(node.targets) == 1:
             t, v = node.targets[0], node.value
@@ -481,6 +497,11 @@ class _Summarizer(ast.NodeVisitor):
                 self.dataset_names.add(key)  # ``ds = ds.map(...)`` keeps it one
             else:
                 self.dataset_names.discard(key)
+            d = _dotted(node.value.func) if isinstance(node.value, ast.Call) else None
+            if d is not None and self.qualify(d).startswith("tensorflow."):
+                self.tensor_names.add(key)
+            else:
+                self.tensor_names.discard(key)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -541,8 +562,9 @@ class _Summarizer(ast.NodeVisitor):
                     return sorted(hit)[0]
             for s in loop.body:
                 if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id in names and \
-                        isinstance(s.value, ast.Constant) and isinstance(s.value.value, (int, float)):
-                    return s.target.id
+                        isinstance(s.value, ast.Constant) and isinstance(s.value.value, (int, float)) and \
+                        (self.fn_stack[-1], s.target.id) not in self.tensor_names:
+                    return s.target.id  # (a counter that started as ``tf.constant(0)`` is a tensor)
         return None
 
     # -- after the walk
@@ -785,13 +807,21 @@ def read_regular_file(path: str) -> bytes | None:
 _SYMBOLIC_INPUTS = frozenset({"Input", "InputLayer"})
 
 
+#: what an instance's attribute gives without running its ``call``
+_RUNS_NO_CALL = frozenset({"set_weights", "get_weights", "weights", "trainable_weights", "non_trainable_weights",
+                           "variables", "trainable_variables", "non_trainable_variables", "count_params",
+                           "get_config", "save_weights", "load_weights", "name", "trainable", "built", "summary"})
+
+
 def eager_instance_calls(tree: ast.Module, names: set[str]) -> dict[tuple[int, str], str | None]:
     """The calls of one of ``names`` (line and name, to the name the instance is bound
     to, None for one called at once) that make an instance only the
     module's top-level code calls: at once (``Invert()(image)``), or bound by a
     module-level statement (``encoder = Encoder(boxes)`` in a script or a notebook cell)
-    to a name whose every later mention is a direct call ``encoder(labels)`` outside every
-    function, lambda and class, or that is never mentioned again (the instance is never
+    to a name whose every later mention is a direct call ``encoder(labels)`` or a look at
+    its weights (``encoder.set_weights(w)``; ``encoder.build(shape)`` where the class
+    defines ``build``) outside every function, lambda and class, or that is never
+    mentioned again (the instance is never
     called; a notebook may have used the name before). No function may name it at all.
     Module-level code runs eagerly, so such an instance's ``call`` gets concrete tensors;
     none is accepted in a module that makes a symbolic ``Input`` (a call there may be
@@ -799,6 +829,9 @@ def eager_instance_calls(tree: ast.Module, names: set[str]) -> dict[tuple[int, s
     the caller to ask."""
     made: list[tuple[int, str, ast.Call, ast.Name]] = []
     accepted: dict[tuple[int, str], str | None] = {}
+    defs = [c for c in tree.body if isinstance(c, ast.ClassDef) and c.name in names]
+    own_builds = len(defs) == len(names) and all(
+        any(isinstance(m, ast.FunctionDef) and m.name == "build" for m in c.body) for c in defs)
     #: name -> its mentions: (top-level statement, inside a scope, a direct call's callee, node)
     mentions: dict[str, list[tuple[int, bool, bool, ast.AST]]] = {}
     for i, top in enumerate(tree.body):
@@ -825,6 +858,12 @@ def eager_instance_calls(tree: ast.Module, names: set[str]) -> dict[tuple[int, s
             if t is ast.Call and not scoped and type(node.func) is ast.Name:  # type: ignore[attr-defined]
                 mentions.setdefault(node.func.id, []).append((i, False, True, node.func))  # type: ignore[attr-defined]
                 walk.extend((k, inner) for k in ast.iter_child_nodes(node) if k is not node.func)  # type: ignore[attr-defined]
+                continue
+            if t is ast.Attribute and not scoped and type(node.value) is ast.Name and \
+                    type(node.ctx) is ast.Load and (node.attr in _RUNS_NO_CALL or  # type: ignore[attr-defined]
+                                                    node.attr == "build" and own_builds):  # type: ignore[attr-defined]
+                # ``gru.set_weights(w)``, ``gru.build(shape)`` (the class's own build): ``call`` does not run
+                mentions.setdefault(node.value.id, []).append((i, False, True, node.value))  # type: ignore[attr-defined]
                 continue
             walk.extend((k, inner) for k in ast.iter_child_nodes(node))
     for i, name, call, target in made:
@@ -1610,6 +1649,20 @@ class ProjectIndex:
             got = self.resolve(s.imports[head] + name[len(head):], caller_mf)
             if got is not None and got[0].path != caller_mf.path:
                 return got
+            return None
+        if s.stars and "." not in name and name not in s.classes and name not in s.top_bound:
+            # ``from sac_train import *``: a function of that module, unless a later star
+            # import brings another of the same name (the last one wins)
+            for star in reversed(s.stars):
+                mf = self.resolve_module(star, caller_mf)
+                t = self.summary(mf) if mf is not None and mf.path != caller_mf.path else None
+                if t is None:
+                    continue
+                f = t.functions.get(name)
+                if f is not None and f.parent is None and f.cls is None and not name.startswith("_"):
+                    return mf, name
+                if name in t.functions or name in t.classes or name in t.imports or name in t.top_bound:
+                    return None
         return None
 
     @staticmethod
