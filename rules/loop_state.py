@@ -158,6 +158,21 @@ def noisy(grads, clip=None):
         grads = new
     return grads
 ''',
+        '''import tensorflow as tf
+
+weights = [tf.Variable(1.0), tf.Variable(2.0)]
+
+
+@tf.function
+def clipped_grads(x):
+    with tf.GradientTape() as tape:
+        loss = x * weights[0] * weights[1]
+    grads, norm = tf.clip_by_global_norm(tape.gradient(loss, weights), 0.5)
+    out = []
+    for g in grads:                           # a Python list of tensors: unrolled
+        out.append(tf.where(tf.math.is_finite(g), g, tf.zeros_like(g)))
+    return out
+''',
     )
     INVALID = (
         '''import tensorflow as tf

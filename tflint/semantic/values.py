@@ -1046,7 +1046,8 @@ def _assigned_count(fn: FunctionInfo, name: str) -> int:
 
 
 #: TensorFlow functions that return a tuple with a Python list at these places
-_LIST_ELEMENTS = {"ctc_beam_search_decoder": (0,), "ctc_beam_search_decoder_v2": (0,), "ctc_greedy_decoder": (0,)}
+_LIST_ELEMENTS = {"ctc_beam_search_decoder": (0,), "ctc_beam_search_decoder_v2": (0,), "ctc_greedy_decoder": (0,),
+                  "clip_by_global_norm": (0,)}  # ``grads, norm = tf.clip_by_global_norm(...)``: a list
 #: keyword arguments that give an op its random seed
 _SEED_KEYWORDS = frozenset({"seed", "seed2"})
 #: top-level modules whose datasets may be tf.data ones
