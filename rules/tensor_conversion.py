@@ -1358,6 +1358,22 @@ class Season(keras.layers.Layer):
 model = keras.Sequential([keras.Input((4,)), Season()])
 model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
 ''',
+        '''import tensorflow as tf
+import keras
+
+
+class CRF(keras.layers.Layer):
+    def call(self, inputs):
+        return self.forward_score(inputs)
+
+    def forward_score(self, features):   # gets call's symbolic inputs
+        if features.shape[0] is None or features > 0:  # TFL601
+            return features
+        return -features
+
+
+model = keras.Sequential([keras.Input((3, 2)), CRF()])
+''',
     )
 
     def _where(self, ctx: Ctx) -> tuple[FunctionInfo, str | Callable[[], str]] | None:
@@ -1386,14 +1402,9 @@ model.fit(tf.ones([8, 4]), tf.ones([8, 4]))
             return
         call, where = got
         fn = ctx.fn
-        if fn is call:
-            # Keras 3 hands `call` its inputs as tensors; the other arguments are whatever the
-            # caller passed (a mask tensor, or a Python `dim`): only the inputs are sure
-            inputs = [p.name.value for p in fn.params[1:2] if p.star not in ("*", "**")]
-            with self.sem.params_as_tensors(fn, only=frozenset(inputs)):
-                hit = self.sem.condition_is_tensor(test, fn)
-        else:
-            hit = self.sem.condition_is_tensor(test, fn)  # a helper: op results only
+        # Keras 3 hands `call` its inputs as tensors, and `call` may hand them on
+        with self.sem.params_as_tensors(fn, only=self.sem.keras3_symbolic_params(fn)):  # type: ignore[arg-type]
+            hit = self.sem.condition_is_tensor(test, fn)
         if hit:
             self._flag(test, what, "use `keras.ops.cond` / `tf.cond` or `tf.where`", call, where)
 

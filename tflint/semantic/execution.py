@@ -816,6 +816,26 @@ class ExecutionJudgements:
         ``call``; a ``tf.function`` callee is converted, a ``py_function`` one runs eagerly."""
         return self._calls_of_call("_keras3_calls", self.is_keras3_layer_class).get(id(fn)) if fn is not None else None
 
+    def keras3_symbolic_params(self, fn: FunctionInfo | None) -> frozenset[str]:
+        """The parameters of ``fn`` that hold the symbolic inputs Keras 3 gives a layer's
+        ``call`` (:meth:`keras3_call_of`): the inputs parameter of ``call`` itself, and of
+        a function ``call`` hands them to directly and unchanged
+        (``return self.forward_score(inputs)``), the parameter they bind. The other
+        arguments of ``call`` are whatever the caller passed (a mask tensor, or a Python
+        ``dim``): only the inputs are sure."""
+        got = self.keras3_call_of(fn)
+        if got is None or fn is None:
+            return frozenset()
+        call, site = got
+        inputs = [p.name.value for p in call.params[1:2] if p.star not in ("*", "**")]
+        if fn is call:
+            return frozenset(inputs)
+        if site is None or not inputs or inputs[0] in call.assigns or \
+                self.resolve_callee(site, call) is not fn:  # type: ignore[attr-defined]
+            return frozenset()
+        bound = self.bound_args(site, fn, partial=True) or {}  # type: ignore[attr-defined]
+        return frozenset(p for p, a in bound.items() if isinstance(a.value, cst.Name) and a.value.value == inputs[0])
+
     def keras_call_of(self, fn: FunctionInfo | None) -> tuple[FunctionInfo, cst.Call | None] | None:
         """As :meth:`keras3_call_of`, for the ``call`` of a layer or model of any Keras
         version: the code ``fit`` and ``predict`` run inside their graph."""
