@@ -354,8 +354,10 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             cls = fn.class_of_self(func.value)
             if cls is not None:
                 name = func.attr.value
-                if fn.name != "__init__" and any(
-                        isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == name
+                init = cls.methods.get("__init__")
+                if fn.name != "__init__" and init is not None and any(
+                        isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == name and
+                        isinstance(v.func.value, cst.Name) and v.func.value.value == init.self_name
                         for v in cls.init_attrs.get(name, ())):
                     # ``self.encoder = self.encoder()`` in ``__init__``: later the instance's
                     # attribute, what the builder returned (a model), hides the method

@@ -815,14 +815,14 @@ _RUNS_NO_CALL = frozenset({"set_weights", "get_weights", "weights", "trainable_w
 
 def eager_instance_calls(tree: ast.Module, names: set[str]) -> dict[tuple[int, str], str | None]:
     """The calls of one of ``names`` (line and name, to the name the instance is bound
-    to, None for one called at once) that make an instance only the
-    module's top-level code calls: at once (``Invert()(image)``), or bound by a
-    module-level statement (``encoder = Encoder(boxes)`` in a script or a notebook cell)
-    to a name whose every later mention is a direct call ``encoder(labels)`` or a look at
-    its weights (``encoder.set_weights(w)``; ``encoder.build(shape)`` where the class
-    defines ``build``) outside every function, lambda and class, or that is never
-    mentioned again (the instance is never
-    called; a notebook may have used the name before). No function may name it at all.
+    to, None for one called at once) that make an instance only the module's top-level
+    code calls: at once (``Invert()(image)``), or bound by a module-level statement
+    (``encoder = Encoder(boxes)`` in a script or a notebook cell) to a name whose every
+    later mention is a direct call ``encoder(labels)`` or a look at its weights
+    (``encoder.set_weights(w)``; ``encoder.build(shape)`` where the class defines
+    ``build``) outside every function, lambda and class, or that is never mentioned again
+    (the instance is never called; a notebook may have used the name before). No
+    function may name it at all.
     Module-level code runs eagerly, so such an instance's ``call`` gets concrete tensors;
     none is accepted in a module that makes a symbolic ``Input`` (a call there may be
     building a functional model). Whether other modules read the bound names is for
@@ -1422,13 +1422,9 @@ class ProjectIndex:
                     continue
                 seen.add(p)
                 other = self.files().get(p)
-                got = self._read(other) if other is not None else None
-                if got is None:
-                    return True
-                try:
-                    tree = ast.parse(got[0])
-                except (SyntaxError, ValueError):
-                    return True
+                tree = self._parsed(other) if other is not None else None
+                if tree is None:
+                    return True  # unreadable or unparsable: nothing is known of it
                 used, aliases, bound = _uses_names(tree, wanted, cur.name.rpartition(".")[2], accept)
                 if used or bound and self.names_used_elsewhere(other, bound):
                     return True
