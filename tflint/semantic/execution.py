@@ -943,15 +943,12 @@ class ExecutionJudgements:
         tutorial cell that shows what a custom layer does to one image). Never where the
         module makes a symbolic ``keras.Input``: a layer called at module level there may
         be building a functional model."""
-        memo = self.__dict__.setdefault("_called_eagerly_classes", {})
-        if id(cls) not in memo:
-            memo[id(cls)] = self._called_only_eagerly(cls)
-        return memo[id(cls)]
-
-    def _called_only_eagerly(self, cls) -> bool:
         from tflint.semantic.project import eager_instance_calls
 
-        return self._made_only_as(cls, eager_instance_calls)
+        memo = self.__dict__.setdefault("_called_eagerly_classes", {})
+        if id(cls) not in memo:
+            memo[id(cls)] = self._made_only_as(cls, eager_instance_calls)
+        return memo[id(cls)]
 
     def _made_only_as(self, cls, accept) -> bool:
         """Is every call that makes an instance of ``cls`` (or of the module's classes

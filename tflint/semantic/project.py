@@ -931,7 +931,7 @@ def _function_node(tree: ast.Module, qualified: str) -> ast.FunctionDef | ast.As
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
-def _kept_only_to_call(fn: ast.FunctionDef | ast.AsyncFunctionDef, line: int, imports: dict[str, str]) -> bool:
+def _factory_result_only_called(fn: ast.FunctionDef | ast.AsyncFunctionDef, line: int, imports: dict[str, str]) -> bool:
     """Is the call on ``line`` of ``fn`` the whole value of ``x = factory(...)``, a
     statement of ``fn`` (not of a function in it), with ``x`` bound nowhere else in
     ``fn`` and only called there, directly, each time with only parameters, globals,
@@ -1938,7 +1938,7 @@ class ProjectView:
                         continue
                     got = idx._parsed(other)
                     fn = _function_node(got, call.caller) if got is not None else None
-                    if fn is None or not _kept_only_to_call(fn, call.line, s.imports):
+                    if fn is None or not _factory_result_only_called(fn, call.line, s.imports):
                         continue
                     if call.in_loop:
                         return idx.relpath(p), call.line, None
