@@ -244,7 +244,8 @@ for i in range(3):
     f = calls[("lib.f", 4)]
     assert f.in_loop and f.caller is None
     assert [(a.key, a.kind) for a in f.args] == [("#0", "varying"), ("#1", "literal"), ("#2", "literal"),
-                                                 ("x", "varying"), ("y", "literal"), ("z", "other")]
+                                                 ("x", "varying"), ("y", "literal"), ("z", "flag")]
+    assert f.args[5].text == "True"
     assert calls[("lib.g", 5)].args[0].kind == "varying"
     assert calls[("lib.f", 8)].args[0].kind == "other"  # three iterations: on purpose
 
@@ -871,6 +872,81 @@ def test_a_settings_entry_that_another_modules_map_lambda_passes_is_a_python_val
                                     "    return ds\n")
     r = run("check", "--select", "TFL104", "pkg/aug.py")
     assert codes_at(r.out, "pkg/aug.py") == expected, r.out
+
+
+@pytest.mark.parametrize("passed, test, flagged", [
+    ("f0=False", "f0", False),                # the branch never runs while tracing
+    ("f0=None", "f0", False),
+    ("f0=True", "f0", True),                  # it does: NumPy on the audio tensor
+    ("", "f0", True),                         # the default, True
+    ("f0=flag", "f0", True),                  # unknown: judged as before
+    ("f0=None", "f0 is not None", False),
+    ("f0=False", "f0 is not None", True),     # False is not None: the branch runs
+])
+def test_a_branch_that_another_modules_traced_calls_switch_off_is_not_traced(
+        project: Path, run, passed, test, flagged) -> None:
+    """``feature_extractor(ex['audio'], f0=False, mfcc=True)`` in another module's
+    ``Dataset.map`` callable: ``if f0:`` never runs while tracing, so neither the NumPy
+    line in it nor the pitch tracker of a third module it calls is traced; those get the
+    eager callers' arrays only (ddsp_simplified, held-out set 101)."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/pitch.py", "import numpy as np\n\n\ndef track(audio):\n    return np.asarray(audio).mean()\n")
+    write(project, "pkg/features.py", "import numpy as np\nimport tensorflow as tf\nfrom .pitch import track\n\n\n"
+                                      "def extract(audio, f0=True, mfcc=False):\n    out = {'audio': audio}\n"
+                                      f"    if {test}:\n        out['f0'] = np.asarray(audio).mean() + track(audio)\n"
+                                      "    if mfcc:\n        out['mfcc'] = tf.signal.stft(audio, 64, 16)\n    return out\n")
+    write(project, "pkg/data.py", "import tensorflow as tf\nfrom .features import extract\n\n\n"
+                                  "def preprocess(ex, flag=True):\n"
+                                  f"    return extract(ex['audio'], {passed}{', ' if passed else ''}mfcc=True)\n\n\n"
+                                  "def make(clips):\n    return tf.data.Dataset.from_tensor_slices(clips).map(preprocess)\n")
+    r = run("check", "--select", "TFL104", "pkg/")
+    assert codes_at(r.out, "pkg/features.py") == ([(9, "TFL104")] if flagged else []), r.out
+    assert codes_at(r.out, "pkg/pitch.py") == ([(5, "TFL104")] if flagged else []), r.out
+
+
+@pytest.mark.parametrize("build, flagged", [
+    ("self._stft = tf.keras.layers.Lambda(lambda t: tf.signal.stft(t, 64, 16))", False),
+    ("self.scale = self.add_weight(shape=(), initializer='ones')", True),     # owns a weight
+    ("self._proj = tf.keras.layers.Dense(8)", True),                          # a layer with weights
+    ("self._cfg = Settings()", False),                                         # a plain settings object
+    ("self._cfg = Config(64)", False),                                         # a namedtuple
+    ("self._cfg = Other()", True),                                             # a class of another module
+    ("self._gen = tf.random.Generator.from_seed(1)", True),                    # random state
+])
+def test_tfl302_a_sequential_of_another_modules_weightless_layer(project: Path, run, build, flagged) -> None:
+    """``tf.keras.Sequential([Input, Lambda, front_end.MelSpectrogram()])`` built in a
+    ``Dataset.map`` function: the custom layer's ``build`` makes only ``Lambda`` layers,
+    so building the model once per trace makes no variable (acodet, held-out set 101)."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/other.py", "class Other:\n    pass\n")
+    write(project, "pkg/front_end.py", "import collections\nimport tensorflow as tf\nfrom .other import Other\n\n"
+                                       "Config = collections.namedtuple('Config', ['bins'])\n\n\n"
+                                       "class Settings:\n    pass\n\n\n"
+                                       "class MelSpectrogram(tf.keras.layers.Layer):\n"
+                                       "    def __init__(self, name='mel'):\n        super().__init__(name=name)\n\n"
+                                       f"    def build(self, input_shape):\n        {build}\n\n"
+                                       "    def call(self, inputs):\n        return tf.abs(inputs)\n")
+    write(project, "pkg/tfrec.py", "import tensorflow as tf\nfrom . import front_end\n\n\n"
+                                   "def spec():\n    return tf.keras.Sequential([\n        tf.keras.layers.Input([64]),\n"
+                                   "        tf.keras.layers.Lambda(lambda t: tf.expand_dims(t, -1)),\n"
+                                   "        front_end.MelSpectrogram(),\n    ])\n\n\n"
+                                   "def make(clips):\n    ds = tf.data.Dataset.from_tensor_slices(clips)\n"
+                                   "    return ds.map(lambda x: spec()(x))\n")
+    r = run("check", "--select", "TFL302", "pkg/")
+    assert codes_at(r.out, "pkg/tfrec.py") == ([(6, "TFL302")] if flagged else []), r.out
+
+
+@pytest.mark.parametrize("build, flagged", [
+    ("self._stft = keras.layers.Lambda(lambda t: t * 2.0)", False),
+    ("self._proj = keras.layers.Dense(8)", True),
+])
+def test_tfl302_a_sequential_of_a_weightless_layer_of_the_same_module(project: Path, run, build, flagged) -> None:
+    write(project, "aug.py", "import keras\nimport tensorflow as tf\n\n\nclass Spec(keras.layers.Layer):\n"
+                             f"    def build(self, input_shape):\n        {build}\n\n"
+                             "    def call(self, x):\n        return x\n\n\n"
+                             "@tf.function\ndef front(x):\n    return keras.Sequential([Spec()])(x)\n")
+    r = run("check", "--select", "TFL302", "aug.py")
+    assert codes_at(r.out, "aug.py") == ([(15, "TFL302")] if flagged else []), r.out
 
 
 @pytest.mark.parametrize("compile_args, expected", [

@@ -390,7 +390,7 @@ class ExecutionJudgements:
                 info = site.arg_for(params, name)
                 if info is None:
                     truths.add(default)
-                elif info.kind == "literal":
+                elif info.kind in ("literal", "flag"):
                     try:
                         truths.add(bool(ast.literal_eval(info.text)))
                     except (ValueError, SyntaxError):

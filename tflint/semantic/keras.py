@@ -112,9 +112,10 @@ def _wraps_stateless_or_existing(sem, call: cst.Call) -> bool:
 
 def _sequential_of_stateless(sem, call: cst.Call) -> bool:
     """``Sequential([Resizing(...), Rescaling(1 / 255)])``: every layer it is given has no
-    weights and no seed, or is an existing object; the container makes none of its own."""
+    weights and no seed (a layer class of the project included), or is an existing object;
+    the container makes none of its own."""
     arg = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "layers"), None)
     if not isinstance(arg, (cst.List, cst.Tuple)) or not arg.elements:
         return False
     return all(isinstance(el.value, (cst.Name, cst.Attribute, cst.Subscript)) or _stateless_layer_call(sem, el.value)
-               for el in arg.elements)
+               or sem.weightless_layer_construction(el.value) for el in arg.elements)

@@ -320,6 +320,17 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
             return []
         return self.project.call_sites(name)
 
+    def weightless_layer_construction(self, call: cst.BaseExpression) -> bool:
+        """Is ``call`` the construction of a Keras layer class of the project that owns no
+        variable (:meth:`ProjectView.weightless_layer`), given only literals and names?
+        ``front_end.MelSpectrogram()`` in a ``Sequential`` built per map trace."""
+        if not isinstance(call, cst.Call) or self.project is None or \
+                any(not isinstance(a.value, (cst.Name, cst.Attribute, cst.BaseNumber, cst.BaseString)) or a.star
+                    for a in call.args):
+            return False
+        d = dotted_name(call.func)
+        return d is not None and self.project.weightless_layer(d)
+
     def traced_from_other_modules(self, fn: FunctionInfo) -> bool:
         """Is the top-level function ``fn`` called from traced code of another module?"""
         return self.project is not None and fn.parent is None and fn.cls is None and \

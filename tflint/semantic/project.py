@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from tflint.semantic.cache import IndexCache
+from tflint.semantic.keras import STATELESS_LAYERS
 
 if TYPE_CHECKING:  # pragma: no cover
     from tflint.semantic.instances import EagerUses
@@ -159,8 +160,9 @@ _IMPORT_LINE = re.compile(
 @dataclass
 class ArgInfo:
     """One argument of a call: its keyword (or ``#N`` for the N-th positional) and what
-    it is: ``literal`` (``text`` is its repr), ``varying`` (a Python number that changes per
-    loop iteration; ``text`` names it) or ``other``."""
+    it is: ``literal`` (``text`` is its repr), ``flag`` (``True``, ``False`` or ``None``:
+    ``text`` says which), ``varying`` (a Python number that changes per loop iteration;
+    ``text`` names it) or ``other``."""
 
     key: str
     kind: str
@@ -181,6 +183,11 @@ class CallSite:
     unpacks: bool = False
     #: made in a lambda handed to what traces it (``ds.map(lambda x: zoom(x, r))``)
     in_traced_lambda: bool = False
+    #: the ``if p:`` / ``if p is not None:`` around the call, on parameters of a plain
+    #: function (not a method) that the function never rebinds: [p, its position among
+    #: the positional parameters (-1: keyword-only), its default as written ("" when
+    #: none), "truth" or "none"]. The call runs only when ``p`` is on.
+    guards: list[list[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -253,7 +260,8 @@ class ModuleSummary:
             "classes": {k: list(v) for k, v in self.classes.items()},
             "calls": [{"callee": c.callee, "line": c.line, "caller": c.caller, "in_loop": c.in_loop,
                        "args": [{"key": a.key, "kind": a.kind, "text": a.text} for a in c.args],
-                       "unpacks": c.unpacks, "in_traced_lambda": c.in_traced_lambda} for c in self.calls],
+                       "unpacks": c.unpacks, "in_traced_lambda": c.in_traced_lambda,
+                       "guards": [list(g) for g in c.guards]} for c in self.calls],
             "passed": [[p.target, p.caller, p.line, p.to, p.reason] for p in self.passed],
             "top_reads": dict(self.top_reads),
             "eager_switch": self.eager_switch,
@@ -272,7 +280,8 @@ class ModuleSummary:
             functions={k: FunctionSummary(**v) for k, v in d["functions"].items()},
             classes={k: list(v) for k, v in d["classes"].items()},
             calls=[CallSite(c["callee"], c["line"], c["caller"], c["in_loop"],
-                            [ArgInfo(**a) for a in c["args"]], c["unpacks"], bool(c["in_traced_lambda"]))
+                            [ArgInfo(**a) for a in c["args"]], c["unpacks"], bool(c["in_traced_lambda"]),
+                            [[str(x) for x in g] for g in c["guards"]])
                    for c in d["calls"]],
             passed=[PassedRoot(str(t), c, int(n), str(to), str(r)) for t, c, n, to, r in d["passed"]],
             top_reads={str(k): int(v) for k, v in d["top_reads"].items()},
@@ -334,6 +343,9 @@ class _Summarizer(ast.NodeVisitor):
         self.cls_stack: list[str | None] = [None]
         #: per function: the loops around the current node, innermost last
         self.loops: list[list[ast.For | ast.While]] = [[]]
+        #: per function: the parameter guards around the current node (:attr:`CallSite.guards`)
+        self.guards: list[list[list[str]]] = [[]]
+        self.fn_nodes: list[ast.FunctionDef | ast.AsyncFunctionDef | None] = [None]
         self.tf_wrapped: list[tuple[str, str | None, int]] = []  # (name as written, enclosing fn, line)
         self.dataset_fns: list[tuple[str, str | None, str, int]] = []
         self.eager_bodies: list[tuple[str, str | None]] = []  # handed to tf.py_function (name, enclosing fn)
@@ -466,11 +478,15 @@ class _Summarizer(ast.NodeVisitor):
         self.fn_stack.append(qual)
         self.cls_stack.append(None)
         self.loops.append([])
+        self.guards.append([])
+        self.fn_nodes.append(node if parent_cls is None else None)
         self.eager.append(False)
         self.consts.append([node.body, node.args, None])
         self._body(node.body)
         self.consts.pop()
         self.eager.pop()
+        self.fn_nodes.pop()
+        self.guards.pop()
         self.loops.pop()
         self.cls_stack.pop()
         self.fn_stack.pop()
@@ -526,6 +542,45 @@ class _Summarizer(ast.NodeVisitor):
     visit_AsyncFor = _loop
     visit_While = _loop
 
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        guard = self._guard(node.test)
+        if guard is not None:
+            self.guards[-1].append(guard)
+        for s in node.body:
+            self.visit(s)
+        if guard is not None:
+            self.guards[-1].pop()
+        for s in node.orelse:
+            self.visit(s)
+
+    def _guard(self, test: ast.expr) -> list[str] | None:
+        """``if p:`` or ``if p is not None:`` on a parameter of the plain function around
+        it that the function never rebinds: the guard :attr:`CallSite.guards` records."""
+        fn = self.fn_nodes[-1]
+        if fn is None or self.in_traced_lambda and any(self.in_traced_lambda) or self.lambda_params:
+            return None
+        if type(test) is ast.Name:
+            name, how = test.id, "truth"
+        elif type(test) is ast.Compare and type(test.left) is ast.Name and len(test.ops) == 1 and \
+                type(test.ops[0]) is ast.IsNot and type(test.comparators[0]) is ast.Constant and \
+                test.comparators[0].value is None:
+            name, how = test.left.id, "none"
+        else:
+            return None
+        a = fn.args
+        positional = a.posonlyargs + a.args
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        pos, default = next(((i, d) for i, (p, d) in enumerate(zip(positional, defaults)) if p.arg == name),
+                            (None, None))
+        if pos is None:
+            pos, default = next(((-1, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if p.arg == name), (None, None))
+        if pos is None or _rebinds(fn, name):
+            return None
+        said = repr(default.value) if type(default) is ast.Constant and default.value in (None, True, False) \
+            and type(default.value) is not int else "" if default is None else "?"
+        return [name, str(pos), said, how]
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
         if self.fn_stack[-1] is None and self.cls_stack[-1] is None:
@@ -579,7 +634,8 @@ class _Summarizer(ast.NodeVisitor):
             unpacks = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
             if not self.eager[-1]:  # under run_functions_eagerly(True) a call traces nothing
                 self.out.calls.append(CallSite(dotted, node.lineno, caller, bool(self.loops[-1]), args, unpacks,
-                                               bool(self.in_traced_lambda) and self.in_traced_lambda[-1]))
+                                               bool(self.in_traced_lambda) and self.in_traced_lambda[-1],
+                                               [list(g) for g in self.guards[-1]]))
             if self.is_tf_function(node.func) and node.args:
                 for target in _handed_over(node.args[0]):
                     self.tf_wrapped.append((target, caller, node.lineno))
@@ -611,8 +667,9 @@ class _Summarizer(ast.NodeVisitor):
     def _arg(self, key: str, value: ast.expr, consts: bool = True) -> ArgInfo:
         if _config_entry(value):
             return ArgInfo(key, "python", ast.unparse(value))
-        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str)) and \
-                not isinstance(value.value, bool):
+        if isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, bool)):
+            return ArgInfo(key, "flag", repr(value.value))
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str)):
             return ArgInfo(key, "literal", repr(value.value))
         if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and \
                 isinstance(value.operand, ast.Constant) and isinstance(value.operand.value, (int, float)):
@@ -1220,6 +1277,90 @@ def _bound_once_to_literals(body: list[ast.stmt], args: ast.arguments | None,
     # in each branch): a Python value
     once.update((k, CONFIG_ENTRY) for k, n in entries.items() if count.get(k) == n)
     return set(count), once
+
+
+#: what a weightless layer class may construct besides weightless Keras layers
+_WEIGHTLESS_TF = frozenset({"TensorShape", "TensorSpec"})
+#: calls that make a variable or random state, whatever they are called on
+_STATE_MAKERS = frozenset({"add_weight", "add_variable", "Variable", "Generator", "SeedGenerator", "from_seed",
+                           "from_non_deterministic_state", "StaticHashTable", "MutableHashTable"})
+
+
+def _weightless_layer_class(tree: ast.Module, name: str, imports: dict[str, str]) -> bool:
+    """Is ``name`` a top-level class of ``tree`` that subclasses the Keras ``Layer`` itself
+    and owns no variable: nothing in its body adds a weight, makes a variable or random
+    state, or constructs a Keras layer that owns one; the only other classes it
+    constructs are plain classes of its module (a settings object, a namedtuple) and
+    Python's own (acodet's ``MelSpectrogram``, whose ``build`` makes two ``Lambda``
+    layers)?"""
+    import builtins
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    node = classes.get(name)
+    if node is None or node.decorator_list or node.keywords or len(node.bases) != 1:
+        return False
+
+    def qualify(dotted: str) -> str:
+        head, _, rest = dotted.partition(".")
+        base = imports.get(head)
+        return canonical(base + "." + rest if rest else base) if base is not None else dotted
+
+    base = _dotted(node.bases[0])
+    if base is None or qualify(base) not in ("keras.layers.Layer", "keras.Layer"):
+        return False
+    # the module's plain classes: no base but ``object``/``NamedTuple``, or a namedtuple
+    plain = {c.name for c in classes.values() if all(_dotted(b) in ("object", "NamedTuple", "typing.NamedTuple")
+                                                      for b in c.bases)}
+    plain |= {t.id for a in tree.body if type(a) is ast.Assign and type(a.value) is ast.Call
+              and (_dotted(a.value.func) or "").rsplit(".", 1)[-1] == "namedtuple"
+              for t in a.targets if type(t) is ast.Name}
+    for n in ast.walk(node):
+        if type(n) is not ast.Call:
+            continue
+        d = _dotted(n.func)
+        last = d.rsplit(".", 1)[-1] if d is not None else n.func.attr if isinstance(n.func, ast.Attribute) else None
+        if last is None:
+            continue
+        if last in _STATE_MAKERS:
+            return False
+        if not last[:1].isupper():
+            continue
+        if d is None:
+            return False
+        q = qualify(d)
+        if q.startswith(("keras.", "tensorflow.", "tf_keras.")):
+            if last not in STATELESS_LAYERS and last not in _WEIGHTLESS_TF:
+                return False
+        elif d not in plain and not hasattr(builtins, d):
+            return False
+    return True
+
+
+def _passes_off(c: CallSite, name: str, pos: int, default: str, off: tuple[str, ...]) -> bool:
+    """Does call ``c`` give parameter ``name`` (positional index ``pos``, -1 for
+    keyword-only) one of the ``off`` flags, by argument or by leaving its default?"""
+    if c.unpacks:
+        return False
+    arg = next((a for a in c.args if a.key == name or pos >= 0 and a.key == f"#{pos}"), None)
+    if arg is None:
+        return default in off
+    return arg.kind == "flag" and arg.text in off
+
+
+def _rebinds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Does ``fn``'s own code (nested functions and classes aside) bind ``name`` anew, or
+    declare it ``global``/``nonlocal``?"""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.Name and type(n.ctx) is not ast.Load and n.id == name:  # type: ignore[attr-defined]
+            return True
+        if t in (ast.Global, ast.Nonlocal) and name in n.names:  # type: ignore[attr-defined]
+            return True
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _function_node(tree: ast.Module, qualified: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -2209,6 +2350,33 @@ class ProjectIndex:
                 out[key] = TracedFrom(p.caller or "<module>", self.relpath(mf.path), p.line, p.reason, to)
                 origin[key] = (fn_name, self.relpath(got[0].path), p.reason)
                 work.append((got[0], fn_name))
+        #: calls under ``if p:`` held back until a traced call of their function passes ``p``
+        held: list[tuple[ModuleFile, str, CallSite]] = []
+        freed: set[int] = set()
+        while True:
+            self._follow_calls(work, out, origin, held, freed)
+            released = [h for h in held if not self._guard_off(h, mf, out, origin, held)]
+            if not released:
+                break
+            for h in released:
+                held.remove(h)
+                freed.add(id(h[2]))
+                work.append((h[0], h[1]))
+        for (fpath, fn), via in out.items():
+            self._traced_all.add((fpath, fn))
+            if via is not None and via.path != self.relpath(fpath):
+                known = self._traced_index.setdefault(fpath, {})
+                old = known.get(fn)
+                if old is None or _order(via) < _order(old):
+                    known[fn] = via  # the same answer whatever order the closures came in
+        return out
+
+    def _follow_calls(self, work: list[tuple[ModuleFile, str]], out: dict[tuple[str, str], TracedFrom | None],
+                      origin: dict[tuple[str, str], tuple[str, str, str]],
+                      held: list[tuple[ModuleFile, str, CallSite]], freed: set[int]) -> None:
+        """Follow the calls of the traced functions in ``work`` (and of those they reach)
+        into ``out``; a call under ``if p:`` on a parameter (:attr:`CallSite.guards`) goes
+        to ``held`` instead, unless ``freed`` names it."""
         while work:
             cur_mf, fn = work.pop()
             cur = self.summary(cur_mf)
@@ -2232,6 +2400,10 @@ class ProjectIndex:
             for call in cur.calls:
                 if call.caller != fn:
                     continue
+                if call.guards and id(call) not in freed and not call.in_traced_lambda:
+                    if not any(c is call for _, _, c in held):
+                        held.append((cur_mf, fn, call))
+                    continue
                 target = self._callee(call, cur_mf, cur)
                 if target is None:
                     continue
@@ -2245,14 +2417,46 @@ class ProjectIndex:
                 out[key] = TracedFrom(fn, self.relpath(cur_mf.path), call.line, said)
                 origin[key] = origin[key_cur]
                 work.append((t_mf, t_name))
-        for (fpath, fn), via in out.items():
-            self._traced_all.add((fpath, fn))
-            if via is not None and via.path != self.relpath(fpath):
-                known = self._traced_index.setdefault(fpath, {})
-                old = known.get(fn)
-                if old is None or _order(via) < _order(old):
-                    known[fn] = via  # the same answer whatever order the closures came in
-        return out
+
+    def _guard_off(self, h: tuple[ModuleFile, str, CallSite], mf: ModuleFile,
+                   out: dict[tuple[str, str], TracedFrom | None], origin: dict[tuple[str, str], tuple[str, str, str]],
+                   held: list[tuple[ModuleFile, str, CallSite]]) -> bool:
+        """Is one of the guards around the held call ``h`` (made in function ``h[1]`` of
+        ``h[0]``) off in every trace: every call of the function made in the traced code
+        found so far (held calls aside) passes ``False``/``None`` for that parameter, or
+        leaves such a default? ``feature_extractor(ex['audio'], f0=False)`` in a map
+        function: ``if f0: compute_f0(audio)`` does not trace ``compute_f0``
+        (ddsp_simplified, held-out set 101). Not when the function is itself a graph root
+        or nested in one (its parameters then come from what traces it)."""
+        cur_mf, fn, call = h
+        key = (cur_mf.path, fn)
+        cur = self.summary(cur_mf)
+        info = cur.functions.get(fn) if cur is not None else None
+        if info is None or info.parent is not None or info.cls is not None or \
+                (origin[key][0] == fn and origin[key][1] == self.relpath(cur_mf.path)):
+            return False
+        held_ids = {id(c) for _, _, c in held}
+        files = self.files()
+        sites: list[CallSite] = []
+        for path in sorted({p for p, _ in out} | {mf.path}):
+            other = files.get(path)
+            summ = self.summary(other) if other is not None else None
+            if summ is None:
+                continue
+            for c in summ.calls:
+                if c.callee.rsplit(".", 1)[-1] != fn.rsplit(".", 1)[-1] or id(c) in held_ids or \
+                        not (c.in_traced_lambda or c.caller is not None and (path, c.caller) in out):
+                    continue
+                target = self._callee(c, other, summ)  # type: ignore[arg-type]
+                if target is not None and target[0].path == cur_mf.path and target[1] == fn:
+                    sites.append(c)
+        if not sites:
+            return False
+        for name, pos, default, how in call.guards:
+            off = ("None",) if how == "none" else ("None", "False")
+            if all(_passes_off(c, name, int(pos), default, off) for c in sites):
+                return True
+        return False
 
     def traced_anywhere(self, mf: ModuleFile, qualified: str) -> bool:
         """Is the function ``qualified`` of ``mf`` traced by some graph root of the project
@@ -2401,6 +2605,27 @@ class ProjectView:
             return bool(self.index.importers(self.module))
         except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
             return True
+
+    def weightless_layer(self, dotted: str) -> bool:
+        """Is the project class that ``dotted`` names in this module (``MelSpectrogram``,
+        ``front_end.MelSpectrogram``) a Keras layer that owns no variable
+        (:func:`_weightless_layer_class`)? False when it cannot be told."""
+        try:
+            idx = self.index
+            own = idx.summary(self.module)
+            if own is None:
+                return False
+            head, _, rest = dotted.partition(".")
+            if head in own.imports:
+                target = idx.resolve(own.imports[head] + ("." + rest if rest else ""), self.module)
+            else:
+                target = (self.module, dotted) if dotted in own.classes else None
+            if target is None:
+                return False
+            tree, s = idx._parsed(target[0]), idx.summary(target[0])
+            return tree is not None and s is not None and _weightless_layer_class(tree, target[1], s.imports)
+        except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError):
+            return False
 
     def keras_step_use(self) -> KerasStepUse | None:
         """How this file and the modules that import it use Keras step methods

@@ -1982,7 +1982,7 @@ class ValueFlow:
                 if param.default is None:
                     return False
                 parts.append(self.value_of(param.default, None))
-            elif arg.kind in ("literal", "constant"):
+            elif arg.kind in ("literal", "constant", "flag"):
                 try:
                     parts.append(lat.const(ast.literal_eval(arg.text)))
                 except (ValueError, SyntaxError):
@@ -2389,20 +2389,35 @@ class ValueFlow:
 
     def _param_off_when_traced(self, fn: FunctionInfo, name: str, none_only: bool) -> bool:
         param = next((p for p in fn.params if p.name.value == name), None)
-        if param is None or param.star or fn.tf_function or not isinstance(fn.node, cst.FunctionDef) or \
-                self.traced_from_other_modules(fn):  # type: ignore[attr-defined]
+        if param is None or param.star or fn.tf_function or not isinstance(fn.node, cst.FunctionDef):
             return False
         off = ("None",) if none_only else ("None", "False")
         default_off = isinstance(param.default, cst.Name) and param.default.value in off
+        elsewhere = self.traced_from_other_modules(fn)  # type: ignore[attr-defined]
+        if elsewhere:
+            # ``extract(ex['audio'], f0=None)`` in another module's map function; not
+            # ``ds.map(features.extract)``, which hands it what the dataset holds
+            via = self.project.traced_from_elsewhere().get(fn.name)  # type: ignore[attr-defined]
+            if via is None or via.passed_to is not None:
+                return False
+            external = self.traced_external_call_sites(fn)  # type: ignore[attr-defined]
+            params = [p.name.value for p in fn.params if p.star not in ("*", "**")]
+            for site in external:
+                got = None if site.unpacks else site.arg_for(params, name)
+                if site.unpacks or (not default_off if got is None else
+                                    not (got.kind == "flag" and got.text in off)):
+                    return False
+            if not external:
+                return False
         if fn.root_reason == KERAS_STEP_REASON:
             # Keras passes ``data`` alone: the other parameters keep their defaults
             positional = [p for p in fn.params if not p.star and p.name.value != fn.self_name]
             if not default_off or not positional or positional[0] is param:
                 return False
-        elif fn.root_reason is not None:
+        elif fn.root_reason is not None and not elsewhere:
             return False
         sites = self.traced_call_sites(fn)  # type: ignore[attr-defined]
-        if not sites and fn.root_reason is None or not self._mentioned_only_as_called(fn.name):
+        if not sites and fn.root_reason is None and not elsewhere or not self._mentioned_only_as_called(fn.name):
             return False
         for call, _ in sites:
             bound = self.bound_args(call, fn)  # type: ignore[attr-defined]
