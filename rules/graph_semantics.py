@@ -1662,7 +1662,7 @@ model.compile("adam", "mse")
                 and call.func.attr.value in _TA_UPDATES and call.args):
             return
         recv = call.func.value
-        if not self.sem.is_tensorarray(recv, ctx.fn) or not (self.sem.is_traced(ctx) or self._in_layer_call(ctx)):
+        if not self.sem.is_tensorarray(recv, ctx.fn) or not (self.sem.is_traced(ctx) or self.sem.in_layer_call_run_as_graph(ctx)):
             return  # eagerly the write happens in place
         target = dotted_name(recv)
         text = cst.Module(body=[]).code_for_node(call)
@@ -1673,13 +1673,6 @@ model.compile("adam", "mse")
             new = cst.Assign(targets=[cst.AssignTarget(target=recv)], value=call)
             fix = self.replace(node, new, safe=True, title=f"Assign the result back to `{target}`")
         self.report(node, self.MESSAGE.format(call=short, target=target or "ta"), ctx=ctx, fix=fix)
-
-    def _in_layer_call(self, ctx: Ctx) -> bool:
-        """In the ``call`` of a Keras layer (or a function nested in it) where the layers
-        may run as a graph: ``fit`` and every tf.function that calls the layer trace it."""
-        fn = ctx.fn
-        return fn is not None and any(self.sem.is_keras_layer_call(f) for f in fn.scope_chain()) and \
-            self.sem.keras_layers_may_run_as_graph()
 
 
 # ---------------------------------------------------------------------------------------

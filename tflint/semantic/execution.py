@@ -1075,6 +1075,16 @@ class ExecutionJudgements:
                 stack.append((k, inner))
         return uses == 1
 
+    def in_layer_call_run_as_graph(self, ctx: Ctx) -> bool:
+        """Is ``ctx`` in the ``call`` of a Keras layer or model class (or a function nested
+        in it), in a file whose layers may be called with symbolic tensors
+        (:meth:`keras_layers_may_run_as_graph`)? ``fit``, a functional model and every
+        tf.function that calls the layer run that code as a graph, whichever Keras
+        converts it."""
+        fn = ctx.fn
+        return fn is not None and any(self.is_keras_layer_call(f) for f in fn.scope_chain()) and \
+            self.keras_layers_may_run_as_graph()  # type: ignore[attr-defined]
+
     def keras_layers_may_run_as_graph(self) -> bool:
         """Whether this file's Keras layers may be called with symbolic tensors: this file,
         or a project module that imports it (directly or not), runs a graph root or Keras'
