@@ -1480,10 +1480,11 @@ class DiscardedTensorArrayWrite(Rule):
 
     ## What it does
     Flags an expression statement `ta.write(...)`, `ta.scatter(...)`, `ta.unstack(...)`
-    or `ta.split(...)` in traced code when `ta` is a `tf.TensorArray` (created with
-    `tf.TensorArray(...)`, returned by another TensorArray method, annotated as one, or
-    given to a `tf.while_loop` body through its `loop_vars`). Code that only runs eagerly
-    is not flagged: there the write happens in place.
+    or `ta.split(...)` when `ta` is a `tf.TensorArray` (created with `tf.TensorArray(...)`,
+    returned by another TensorArray method, annotated as one, or given to a `tf.while_loop`
+    body through its `loop_vars`), anywhere in the file: the code may work when it runs
+    eagerly and break once it is traced. Not in a method of a class whose every instance
+    the project makes and uses only in eager code: there the write happens in place.
 
     ## Why is this bad?
     TensorArray methods are functional: they return a new TensorArray and leave the old
@@ -1542,21 +1543,6 @@ def squares(n):
 
 def save(f, text):
     f.write(text)            # a file, not a TensorArray
-''',
-        # run only eagerly (its ``@tf.function`` commented out): the write happens in place
-        # (tf-aoc, held-out set 104; checked on 2.21)
-        '''import tensorflow as tf
-
-class RateFinder(tf.Module):
-    def __init__(self):
-        self._ta = tf.TensorArray(tf.int64, size=1, dynamic_size=True)
-
-    # @tf.function
-    def find(self, x):
-        self._ta.unstack(x)
-        return self._ta.stack()
-
-print(RateFinder().find(tf.constant([[1, 2]], tf.int64)))
 ''',
     )
     INVALID = (
@@ -1662,7 +1648,7 @@ model.compile("adam", "mse")
                 and call.func.attr.value in _TA_UPDATES and call.args):
             return
         recv = call.func.value
-        if not self.sem.is_tensorarray(recv, ctx.fn) or not (self.sem.is_traced(ctx) or self.sem.in_layer_call_run_as_graph(ctx)):
+        if not self.sem.is_tensorarray(recv, ctx.fn) or self._only_eager(ctx):
             return  # eagerly the write happens in place
         target = dotted_name(recv)
         text = cst.Module(body=[]).code_for_node(call)
@@ -1673,6 +1659,19 @@ model.compile("adam", "mse")
             new = cst.Assign(targets=[cst.AssignTarget(target=recv)], value=call)
             fix = self.replace(node, new, safe=True, title=f"Assign the result back to `{target}`")
         self.report(node, self.MESSAGE.format(call=short, target=target or "ta"), ctx=ctx, fix=fix)
+
+    def _only_eager(self, ctx: Ctx) -> bool:
+        """Known to run only eagerly: untraced code of a method of a class whose every
+        instance the project makes and uses only in eager code (a ``tf.Module`` whose
+        ``@tf.function`` is commented out, driven from ``main()``). Other untraced code may
+        be traced by what tflint cannot follow (a loss object called in another module's
+        train step), and the write is lost there."""
+        sem = self.sem
+        fn = ctx.fn
+        if fn is None or sem.is_traced(ctx) or sem.in_layer_call_run_as_graph(ctx):
+            return False
+        owner = next((f.cls for f in fn.scope_chain() if f.cls is not None), None)
+        return owner is not None and sem.instances_called_only_eagerly(owner)
 
 
 # ---------------------------------------------------------------------------------------

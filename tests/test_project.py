@@ -1010,6 +1010,23 @@ def test_a_tf_function_only_shown_as_code_is_not_traced(project: Path, run, use,
     assert codes_at(r.out, "lab.py") == ([(8, "TFL101")] if flagged else []), r.out
 
 
+@pytest.mark.parametrize("driver, flagged", [
+    ("def main():\n    finder = RateFinder()\n    print(finder.find(tf.constant([[1, 2]], tf.int64)))\n\n\nmain()\n",
+     False),                                             # made and used only eagerly: written in place
+    ("finder = RateFinder()\n\n\n@tf.function\ndef run(x):\n    return finder.find(x)\n", True),
+])
+def test_tfl110_a_method_of_a_class_used_only_eagerly(project: Path, run, driver, flagged) -> None:
+    """tf-aoc (held-out set 104): a ``tf.Module`` whose ``@tf.function`` is commented out,
+    made and called in ``main()``; eagerly ``ta.unstack(x)`` fills the array in place
+    (checked on 2.21)."""
+    write(project, "aoc.py", "import tensorflow as tf\n\n\nclass RateFinder(tf.Module):\n    def __init__(self):\n"
+                             "        self._ta = tf.TensorArray(tf.int64, size=1, dynamic_size=True)\n\n"
+                             "    # @tf.function\n    def find(self, x):\n        self._ta.unstack(x)\n"
+                             "        return self._ta.stack()\n\n\n" + driver)
+    r = run("check", "--select", "TFL110", "aoc.py")
+    assert codes_at(r.out, "aoc.py") == ([(10, "TFL110")] if flagged else []), r.out
+
+
 @pytest.mark.parametrize("compile_args, expected", [
     ('optimizer="adam", run_eagerly=True', []),      # fit runs train_step as Python
     ('optimizer="adam"', [(5, "TFL104")]),

@@ -1077,12 +1077,16 @@ class ExecutionJudgements:
 
     def in_layer_call_run_as_graph(self, ctx: Ctx) -> bool:
         """Is ``ctx`` in the ``call`` of a Keras layer or model class (or a function nested
-        in it), in a file whose layers may be called with symbolic tensors
+        in it, or one of the module's functions it calls: ``_one_image_pooling``), in a
+        file whose layers may be called with symbolic tensors
         (:meth:`keras_layers_may_run_as_graph`)? ``fit``, a functional model and every
         tf.function that calls the layer run that code as a graph, whichever Keras
         converts it."""
         fn = ctx.fn
-        return fn is not None and any(self.is_keras_layer_call(f) for f in fn.scope_chain()) and \
+        if fn is None:
+            return False
+        calls = self._calls_of_call("_layer_calls", self.is_keras_layer_class)
+        return any(id(f) in calls for f in fn.scope_chain()) and not eager_only_branch(ctx) and \
             self.keras_layers_may_run_as_graph()  # type: ignore[attr-defined]
 
     def keras_layers_may_run_as_graph(self) -> bool:
