@@ -1444,6 +1444,18 @@ class NumpyInTracedCode(Rule):
     SEVERITY = Severity.WARNING
     PITFALLS = ("P08", "P13")
     VALID = (
+        # ``np.shape``/``np.ndim`` read the tensor's own ``shape``/``ndim`` (set 111's time
+        # windows; checked on 2.21)
+        '''import numpy as np
+import tensorflow as tf
+
+def split_window(batch):
+    if len(np.shape(batch)) == 3 and np.ndim(batch) == 3:
+        return batch[:, :4], batch[:, 4:]
+    return batch[:4], batch[4:]
+
+ds = tf.data.Dataset.from_tensor_slices(tf.zeros([8, 5, 2])).batch(4).map(split_window)
+''',
         '''import numpy as np
 import tensorflow as tf
 import keras
@@ -1621,7 +1633,7 @@ def test(logits, labels):
     def visit_Call(self, node: cst.Call, ctx: Ctx) -> None:
         sem = self.sem
         q = sem.qualified_startswith(node.func, ("numpy.",))
-        if q is None or q.startswith("numpy.random."):
+        if q is None or q.startswith("numpy.random.") or sem.numpy_reads_only_attributes(q):
             return
         read = [a.value for a in node.args if sem.numpy_reads_a_tensor(a.value, ctx.fn)]
         if read and not sem.in_type_dispatch(ctx):

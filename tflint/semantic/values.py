@@ -88,6 +88,14 @@ class ValueJudgements:
             return value.is_tensor or self.is_tensor(expr.body, fn, d) or self.is_tensor(expr.orelse, fn, d)
         return False
 
+    @staticmethod
+    def numpy_reads_only_attributes(qualified: str) -> bool:
+        """Does the NumPy function ``qualified`` take what it needs from its argument's own
+        attributes, without converting it (``np.shape(t)`` is ``t.shape``, ``np.ndim(t)``
+        is ``t.ndim``; checked on 2.21 on a symbolic tensor: ``(None, None, 2)``, ``3``)?
+        Set 111's time-window ``slice`` map function."""
+        return qualified in ("numpy.shape", "numpy.ndim")
+
     def numpy_reads_a_tensor(self, expr: cst.BaseExpression, fn: FunctionInfo | None, _depth: int = 0) -> bool:
         """Must NumPy read a symbolic tensor to take ``expr``: a tensor, or a list or
         tuple display, list comprehension or generator with a tensor element (NumPy reads
