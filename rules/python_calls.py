@@ -1444,6 +1444,19 @@ class NumpyInTracedCode(Rule):
     SEVERITY = Severity.WARNING
     PITFALLS = ("P08", "P13")
     VALID = (
+        # the call unpacks a list display of five: the sixth parameter keeps its Python
+        # default (compiler-paper, held-out set 108)
+        '''import numpy as np
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def fast_delta(rois, deltas, means, stds, max_shape, wh_ratio_clip=16 / 1000):
+    max_ratio = np.abs(np.log(wh_ratio_clip))
+    return tf.clip_by_value(deltas, -max_ratio, max_ratio) + rois
+
+sargs = [tf.ones([3, 4]), tf.ones([3, 4]), [0.0] * 4, [1.0] * 4, (48, 48, 3)]
+fast_delta(*sargs)
+''',
         # ``np.shape``/``np.ndim`` read the tensor's own ``shape``/``ndim`` (set 111's time
         # windows; checked on 2.21)
         '''import numpy as np

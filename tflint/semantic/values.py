@@ -2254,19 +2254,53 @@ class ValueFlow:
     def _bound_with_config(self, call: cst.Call, fn: FunctionInfo, ctx: Ctx, constructor: bool) -> dict | None:
         """The arguments of a call that unpacks ``**config``, where ``config`` is a dict
         display (``config = {"lr": 0.1, "units": 64}``) or ``dict(lr=0.1)``: each key binds
-        the parameter of its name, as ``(value, scope of the dict)``. None when a ``*args``
-        or another ``**mapping`` makes the binding unknown."""
+        the parameter of its name, as ``(value, scope of the dict)``; and one that unpacks
+        ``*args`` of a list or tuple display, whose elements bind the next positional
+        parameters. None when another ``*`` or ``**`` makes the binding unknown."""
         plain = cst.Call(func=call.func, args=[a for a in call.args if not a.star])
         bound: dict = dict(self.bound_args(plain, fn, constructor=constructor) or {})  # type: ignore[attr-defined]
+        stars = [i for i, a in enumerate(call.args) if a.star == "*"]
+        if stars:
+            # ``fast_delta(*sargs)`` with ``sargs = [rois, deltas, means, stds, max_shape]``:
+            # the display's elements bind the next positional parameters (compiler-paper,
+            # held-out set 108); the parameters after them keep their defaults
+            i = stars[0]
+            elements = self._display_elements(call.args[i].value, ctx.fn)
+            if len(stars) > 1 or elements is None or \
+                    any(a.keyword is None and not a.star for a in call.args[i + 1:]):
+                return None
+            names = [p.name.value for p in fn.params if p.star not in ("*", "**")]
+            if fn.self_name is not None and (isinstance(call.func, (cst.Attribute, cst.Name)) or constructor):
+                names = names[1:]
+            pos = sum(1 for a in call.args[:i] if a.keyword is None and not a.star)
+            if pos + len(elements) > len(names):
+                return None
+            for name, el in zip(names[pos:], elements):
+                bound[name] = el
         for a in call.args:
             if a.star == "*":
-                return None
+                continue
             if a.star == "**":
                 entries = self._dict_entries(a.value, ctx.fn)
                 if entries is None:
                     return None
                 bound.update(entries)
         return bound
+
+    def _display_elements(self, e: cst.BaseExpression, fn: FunctionInfo | None) -> list | None:
+        """The elements of a list or tuple display (or of a name bound once to one, not a
+        parameter), each as ``(value, scope of the display)``; None otherwise."""
+        scope = fn
+        if isinstance(e, cst.Name):
+            if fn is not None and e.value in fn.param_names:
+                return None
+            scope, values = self._bindings_of(e.value, fn)
+            if len(values) != 1:
+                return None
+            e = values[0]
+        if isinstance(e, (cst.List, cst.Tuple)) and all(isinstance(el, cst.Element) for el in e.elements):
+            return [(el.value, scope) for el in e.elements]
+        return None
 
     def _dict_entries(self, e: cst.BaseExpression, fn: FunctionInfo | None) -> dict | None:
         scope = fn
