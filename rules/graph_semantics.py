@@ -1662,7 +1662,8 @@ model.compile("adam", "mse")
 
     def _only_eager(self, ctx: Ctx) -> bool:
         """Known to run only eagerly: untraced code of a method of a class whose every
-        instance the project makes and uses only in eager code (a ``tf.Module`` whose
+        instance the project makes (one at least: a class nothing makes may be someone
+        else's to use) and uses only in eager code (a ``tf.Module`` whose
         ``@tf.function`` is commented out, driven from ``main()``). Other untraced code may
         be traced by what tflint cannot follow (a loss object called in another module's
         train step), and the write is lost there."""
@@ -1671,7 +1672,7 @@ model.compile("adam", "mse")
         if fn is None or sem.is_traced(ctx) or sem.in_layer_call_run_as_graph(ctx):
             return False
         owner = next((f.cls for f in fn.scope_chain() if f.cls is not None), None)
-        return owner is not None and sem.instances_called_only_eagerly(owner)
+        return owner is not None and not sem.class_never_used(owner) and sem.instances_called_only_eagerly(owner)
 
 
 # ---------------------------------------------------------------------------------------

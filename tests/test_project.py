@@ -1014,6 +1014,7 @@ def test_a_tf_function_only_shown_as_code_is_not_traced(project: Path, run, use,
     ("def main():\n    finder = RateFinder()\n    print(finder.find(tf.constant([[1, 2]], tf.int64)))\n\n\nmain()\n",
      False),                                             # made and used only eagerly: written in place
     ("finder = RateFinder()\n\n\n@tf.function\ndef run(x):\n    return finder.find(x)\n", True),
+    ("", True),                                          # nothing makes one: no knowing (GBNN, set 44)
 ])
 def test_tfl110_a_method_of_a_class_used_only_eagerly(project: Path, run, driver, flagged) -> None:
     """tf-aoc (held-out set 104): a ``tf.Module`` whose ``@tf.function`` is commented out,
