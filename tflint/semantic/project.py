@@ -1431,15 +1431,20 @@ def _eager_test(test: ast.expr) -> bool | None:
     return None
 
 
+def leaves_off(arg: ArgInfo | None, default_off: bool, off: tuple[str, ...]) -> bool:
+    """Is a parameter off (one of the ``off`` flags, ``"None"``/``"False"``) in a call that
+    gives it ``arg``, or leaves its default (``arg`` None; ``default_off``: that default is
+    off)?"""
+    return default_off if arg is None else arg.kind == "flag" and arg.text in off
+
+
 def _passes_off(c: CallSite, name: str, pos: int, default: str, off: tuple[str, ...]) -> bool:
     """Does call ``c`` give parameter ``name`` (positional index ``pos``, -1 for
     keyword-only) one of the ``off`` flags, by argument or by leaving its default?"""
     if c.unpacks:
         return False
     arg = next((a for a in c.args if a.key == name or pos >= 0 and a.key == f"#{pos}"), None)
-    if arg is None:
-        return default in off
-    return arg.kind == "flag" and arg.text in off
+    return leaves_off(arg, default in off, off)
 
 
 def _rebinds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:

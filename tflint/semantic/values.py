@@ -13,6 +13,7 @@ from tflint.semantic.names import DATASET_METHODS, DATASET_ONLY_METHODS, KERAS_S
 from tflint.semantic.objects import Ctx, FunctionInfo
 from tflint.semantic import lattice as lat
 from tflint.semantic.keras import KerasConstruction, keras_construction
+from tflint.semantic.project import leaves_off
 from tflint.semantic.syntax import assigned_in, child_nodes, code, mentions, name_nodes, names_read, walk_scope
 
 
@@ -2469,9 +2470,7 @@ class ValueFlow:
             external = self.traced_external_call_sites(fn)  # type: ignore[attr-defined]
             params = [p.name.value for p in fn.params if p.star not in ("*", "**")]
             for site in external:
-                got = None if site.unpacks else site.arg_for(params, name)
-                if site.unpacks or (not default_off if got is None else
-                                    not (got.kind == "flag" and got.text in off)):
+                if site.unpacks or not leaves_off(site.arg_for(params, name), default_off, off):
                     return False
             if not external:
                 return False
