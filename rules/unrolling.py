@@ -278,8 +278,8 @@ def estimate_loss(x):
 
     def _large(self, args: list[cst.BaseExpression], fn: FunctionInfo) -> str | None:
         stop = args[0] if len(args) == 1 else args[1]
+        start = int(args[0].value, 0) if len(args) > 1 and isinstance(args[0], cst.Integer) else 0
         if isinstance(stop, cst.Integer):
-            start = int(args[0].value, 0) if len(args) > 1 and isinstance(args[0], cst.Integer) else 0
             step = int(args[2].value, 0) if len(args) == 3 and isinstance(args[2], cst.Integer) else 1
             n = (int(stop.value, 0) - start) // (step or 1)
             return f"{n} times" if n > LARGE_UNROLL else None
@@ -299,7 +299,6 @@ def estimate_loss(x):
             # ``range(1, self.npoint)`` with ``FPS(npoint=512)``: what ``__init__`` stores
             # from the instances' constructor arguments (Projet-INF574, held-out set 105)
             v = self.sem.value_of(stop, fn)
-            start = int(args[0].value, 0) if len(args) > 1 and isinstance(args[0], cst.Integer) else 0
             if len(args) < 3 and v.has_const and type(v.const) is int and v.const - start > LARGE_UNROLL:
                 return f"{v.const - start} times (`{code(stop)}`)"
         return None

@@ -269,6 +269,16 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
         return name in self._passed_names
 
     @staticmethod
+    def positional_names(call: cst.Call, callee: FunctionInfo, constructor: bool = False) -> list[str]:
+        """The names of ``callee``'s parameters that the call's positional arguments fill,
+        in order (``self`` left out for ``obj.method(...)``, ``obj(...)`` and constructor
+        calls)."""
+        names = [p.name.value for p in callee.params if p.star not in ("*", "**")]
+        if callee.self_name is not None and (isinstance(call.func, (cst.Attribute, cst.Name)) or constructor):
+            names = names[1:]
+        return names
+
+    @staticmethod
     def bound_args(call: cst.Call, callee: FunctionInfo, partial: bool = False,
                    constructor: bool = False) -> dict[str, cst.Arg] | None:
         """The call's arguments by the parameter of ``callee`` they bind (``self`` left
@@ -276,9 +286,7 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
         ``__call__`` or ``call``; positionals past the named parameters as
         ``#N``). When the call unpacks ``*args``/``**kwargs``: None, or with ``partial``
         the arguments before the first unpacking."""
-        names = [p.name.value for p in callee.params if p.star not in ("*", "**")]
-        if callee.self_name is not None and (isinstance(call.func, (cst.Attribute, cst.Name)) or constructor):
-            names = names[1:]
+        names = SemanticModel.positional_names(call, callee, constructor)
         out: dict[str, cst.Arg] = {}
         pos = 0
         for a in call.args:

@@ -407,11 +407,7 @@ class _Summarizer(ast.NodeVisitor):
     # -- names
 
     def qualify(self, dotted: str) -> str:
-        head, _, rest = dotted.partition(".")
-        base = self.out.imports.get(head)
-        if base is None:
-            return dotted
-        return canonical(base + "." + rest if rest else base)
+        return _qualified(dotted, self.out.imports)
 
     def is_tf_function(self, e: ast.expr) -> bool:
         d = _dotted(e)
@@ -565,7 +561,7 @@ class _Summarizer(ast.NodeVisitor):
         """``if p:`` or ``if p is not None:`` on a parameter of the plain function around
         it that the function never rebinds: the guard :attr:`CallSite.guards` records."""
         fn = self.fn_nodes[-1]
-        if fn is None or self.in_traced_lambda and any(self.in_traced_lambda) or self.lambda_params:
+        if fn is None:
             return None
         if type(test) is ast.Name:
             name, how = test.id, "truth"
@@ -584,8 +580,8 @@ class _Summarizer(ast.NodeVisitor):
             pos, default = next(((-1, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if p.arg == name), (None, None))
         if pos is None or _rebinds(fn, name):
             return None
-        said = repr(default.value) if type(default) is ast.Constant and default.value in (None, True, False) \
-            and type(default.value) is not int else "" if default is None else "?"
+        said = repr(default.value) if type(default) is ast.Constant and \
+            (default.value is None or type(default.value) is bool) else "" if default is None else "?"
         return [name, str(pos), said, how]
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -1348,6 +1344,17 @@ def _bound_once_to_literals(body: list[ast.stmt], args: ast.arguments | None,
     return set(count), once
 
 
+def _qualified(dotted: str, imports: dict[str, str]) -> str:
+    """``dotted`` as written in a module, qualified through the module's ``imports``
+    (local name -> qualified name) and made canonical; as written when its head is not
+    imported."""
+    head, _, rest = dotted.partition(".")
+    base = imports.get(head)
+    if base is None:
+        return dotted
+    return canonical(base + "." + rest if rest else base)
+
+
 #: what a weightless layer class may construct besides weightless Keras layers
 _WEIGHTLESS_TF = frozenset({"TensorShape", "TensorSpec"})
 #: calls that make a variable or random state, whatever they are called on
@@ -1368,13 +1375,8 @@ def _weightless_layer_class(tree: ast.Module, name: str, imports: dict[str, str]
     if node is None or node.decorator_list or node.keywords or len(node.bases) != 1:
         return False
 
-    def qualify(dotted: str) -> str:
-        head, _, rest = dotted.partition(".")
-        base = imports.get(head)
-        return canonical(base + "." + rest if rest else base) if base is not None else dotted
-
     base = _dotted(node.bases[0])
-    if base is None or qualify(base) not in ("keras.layers.Layer", "keras.Layer"):
+    if base is None or _qualified(base, imports) not in ("keras.layers.Layer", "keras.Layer"):
         return False
     # the module's plain classes: no base but ``object``/``NamedTuple``, or a namedtuple
     plain = {c.name for c in classes.values() if all(_dotted(b) in ("object", "NamedTuple", "typing.NamedTuple")
@@ -1395,7 +1397,7 @@ def _weightless_layer_class(tree: ast.Module, name: str, imports: dict[str, str]
             continue
         if d is None:
             return False
-        q = qualify(d)
+        q = _qualified(d, imports)
         if q.startswith(("keras.", "tensorflow.", "tf_keras.")):
             if last not in STATELESS_LAYERS and last not in _WEIGHTLESS_TF:
                 return False

@@ -843,7 +843,7 @@ class ValueJudgements:
             return False
         for q in self.qualified(e.func):  # type: ignore[attr-defined]
             last = q.rsplit(".", 1)[-1]
-            if last == "shape" and q.startswith(("keras.ops.", "keras.backend.")):
+            if _keras_shape(q):
                 continue
             if q.startswith(("tensorflow.", "keras.ops.")) and last in TF_SINGLE_OPS and \
                     ".nest." not in q and ".data." not in q:
@@ -860,7 +860,7 @@ class ValueJudgements:
             if last in _NOT_OPS or last in TF_LIST_FUNCS or last.startswith(("get_", "is_", "list_", "make_")):
                 return False
             if q.startswith(("keras.ops.", "keras.backend.")):
-                if last == "shape":
+                if _keras_shape(q):
                     return False  # a tuple in Keras 3: Python ints where the dimension is known
                 return self.is_tensor(call, None)
             if q.startswith("tensorflow."):
@@ -1302,6 +1302,12 @@ TF_LIST_FUNCS = frozenset({"unstack", "split", "meshgrid", "dynamic_partition", 
                             "list_logical_devices"})
 
 
+def _keras_shape(q: str) -> bool:
+    """``keras.ops.shape`` / ``keras.backend.shape``: a Python tuple in Keras 3 (Python ints
+    where a dimension is known, scalar tensors where not), not one tensor."""
+    return q.rsplit(".", 1)[-1] == "shape" and q.startswith(("keras.ops.", "keras.backend."))
+
+
 #: TensorFlow ops that certainly return a single tensor (unpacking one iterates it)
 
 
@@ -1653,7 +1659,7 @@ class ValueFlow:
                 return lat.state("dataset")
             if q.startswith(("tensorflow.", "keras.ops.", "keras.backend.")):
                 last = q.rsplit(".", 1)[-1]
-                keras_shape = last == "shape" and q.startswith(("keras.ops.", "keras.backend."))
+                keras_shape = _keras_shape(q)
                 if self.op_of(call) is not None and last not in TF_LIST_FUNCS and \
                         last not in _TF_NON_TENSOR_FUNCS and not keras_shape or last in _TF_SINGLE_TENSOR:
                     return lat.TENSOR  # an op: one tensor (``keras.ops.shape`` is a tuple)
@@ -2270,9 +2276,7 @@ class ValueFlow:
             if len(stars) > 1 or elements is None or \
                     any(a.keyword is None and not a.star for a in call.args[i + 1:]):
                 return None
-            names = [p.name.value for p in fn.params if p.star not in ("*", "**")]
-            if fn.self_name is not None and (isinstance(call.func, (cst.Attribute, cst.Name)) or constructor):
-                names = names[1:]
+            names = self.positional_names(call, fn, constructor)  # type: ignore[attr-defined]
             pos = sum(1 for a in call.args[:i] if a.keyword is None and not a.star)
             if pos + len(elements) > len(names):
                 return None
