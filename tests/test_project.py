@@ -1786,3 +1786,29 @@ def test_a_loss_or_metric_another_module_hands_to_compile_is_traced(project: Pat
                                "x, y = np.zeros((8, 2)), np.zeros((8, 1))\n" + fit)
     got = {line for line, code in codes_at(run("check", ".").out, "losses.py") if code == "TFL103"}
     assert got == flagged
+
+
+_PCONV = ("import keras\n\n\nclass PartialConv(keras.layers.Layer):\n"
+          "    def __init__(self, filters, use_bias=True):\n        super().__init__()\n"
+          "        self.filters = filters\n        self.use_bias = use_bias\n\n"
+          "    def call(self, x):\n        if self.use_bias:\n"
+          "            b = self.add_weight(shape=(self.filters,), name='b')\n            x = x + b\n"
+          "        return x\n\n\n")
+
+
+@pytest.mark.parametrize("made, elsewhere, flagged", [
+    ("PartialConv(8, use_bias=False)\nPartialConv(4, False)\n", "", False),
+    ("PartialConv(8, use_bias=False)\nPartialConv(4)\n", "", True),
+    # another module makes one: its argument is not read here
+    ("PartialConv(8, use_bias=False)\n", "from layers import PartialConv\n\nPartialConv(2, use_bias=True)\n", True),
+    # something else sets the flag on an instance
+    ("conv = PartialConv(8, use_bias=False)\nconv.use_bias = True\n", "", True),
+])
+def test_a_branch_no_instance_takes_is_dead(project: Path, run, made, elsewhere, flagged) -> None:
+    """Set 117's inpainting model: ``add_weight`` under ``if self.use_bias:`` in a Keras
+    3 layer's ``call``, where ``__init__`` sets the flag once from its argument and
+    every instance the project makes passes ``use_bias=False``: the branch never runs."""
+    write(project, "layers.py", _PCONV + made)
+    if elsewhere:
+        write(project, "model.py", elsewhere)
+    assert ((12, "TFL302") in codes_at(run("check", ".").out, "layers.py")) is flagged

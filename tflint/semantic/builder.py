@@ -18,7 +18,7 @@ from tflint.semantic.model import SemanticModel
 from tflint.semantic.names import (COMPILE_CALLABLES, DATASET_METHODS, KERAS_COMPILE_REASON,
                                    KERAS_STEP_METHODS, KERAS_STEP_REASON, LOSS_METRIC_METHODS,
                                    PLAIN_DECORATORS, PY_FUNCTION_NAMES, REGEX_COMPILE, dotted_name,
-                                   target_names)
+                                   target_attributes, target_names)
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 from tflint.semantic.project import ProjectView
 from tflint.semantic.syntax import child_nodes, is_node_type, node_fields as _fields
@@ -211,6 +211,7 @@ class _Builder:
                 isinstance(value, cst.Name) and value.value == "True":
             self.sem.run_eagerly_sets.append((target.value, fn))  # ``gan.run_eagerly = True``
         names = list(target_names(target))
+        self._store_attributes(target, fn)
         if value is not None and type(target) in (cst.Tuple, cst.List):
             for n, path in _target_paths(target, ()):
                 self.sem.unpacked[(id(value), n)] = path
@@ -245,6 +246,11 @@ class _Builder:
                 isinstance(target.value, cst.Name) and target.value.value == fn.self_name and value is not None:
             fn.cls.init_attrs.setdefault(target.attr.value, []).append(value)
 
+    def _store_attributes(self, target: cst.BaseExpression, fn: FunctionInfo | None) -> None:
+        for a in target_attributes(target):
+            own = fn is not None and isinstance(a.value, cst.Name) and a.value.value == fn.self_name
+            self.sem.attr_stores.setdefault(a.attr.value, []).append((fn, own))
+
     def on_assign(self, node: cst.Assign, ctx: Ctx) -> None:
         for t in node.targets:
             self._bind(t.target, node.value, ctx)
@@ -254,6 +260,7 @@ class _Builder:
             self._bind(node.target, node.value, ctx)
 
     def on_aug_assign(self, node: cst.AugAssign, ctx: Ctx) -> None:
+        self._store_attributes(node.target, ctx.fn)
         if isinstance(node.target, cst.Name):
             fn = ctx.fn
             n = node.target.value

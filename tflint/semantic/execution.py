@@ -334,11 +334,59 @@ class ExecutionJudgements:
             value = self.value_of(test, None)  # type: ignore[attr-defined]
         elif isinstance(test, (cst.Integer, cst.Float, cst.SimpleString)):
             value = self.value_of(test, None)  # type: ignore[attr-defined]
+        elif isinstance(test, cst.Attribute) and fn is not None and self._set_once_per_instance(test, fn):
+            value = self.value_of(test, fn)  # type: ignore[attr-defined]
         else:
             return None
         if not value.has_const or value.kind != lat.Kind.CONST:
             return None
         return bool(value.const) is not negate
+
+    def _set_once_per_instance(self, test: cst.Attribute, fn: FunctionInfo) -> bool:
+        """Is ``test`` a flag ``self.attr`` of a method's own instance that only
+        ``__init__`` sets, once, and is every instance of the class made in this module,
+        by calls that the value model can read (:meth:`_made_only_here`)? Then what the
+        constructor calls pass decides it for every instance: ``if self.use_bias:`` where
+        every ``PartialConv(...)`` of the project passes ``use_bias=False`` (set 117)."""
+        owner = next((f for f in fn.scope_chain() if f.cls is not None), None)
+        if owner is None or owner.cls is None or not isinstance(test.value, cst.Name) or \
+                test.value.value != owner.self_name:
+            return False
+        cls = owner.cls
+        init = cls.methods.get("__init__")
+        if init is None or len(cls.init_attrs.get(test.attr.value, ())) != 1:
+            return False
+        # stored nowhere else: not in another method, not on another object (``layer.flag =``);
+        # another class's own ``self.flag`` in its ``__init__`` is another object's
+        if any(f is not init and not (own and f.name == "__init__" and f.cls is not cls)  # type: ignore[attr-defined]
+               for f, own in self.attr_stores.get(test.attr.value, ())):  # type: ignore[attr-defined]
+            return False
+        return self._made_only_here(cls)
+
+    def _made_only_here(self, cls) -> bool:
+        """Is every instance of the module class ``cls`` made by a call ``Cls(...)`` of
+        this module: no class of the module derives from it, the class is not registered
+        by a decorator, its name is used for nothing else here (:meth:`_named_only_at`),
+        no ``setattr`` may change its attributes, and no other module of the project,
+        which is not packaged for others, names it? False without a project (a lone
+        file's classes are there for someone)."""
+        memo = self.__dict__.setdefault("_made_here", {})
+        if id(cls) not in memo:
+            memo[id(cls)] = False
+            memo[id(cls)] = self._made_only_here_uncached(cls)
+        return memo[id(cls)]
+
+    def _made_only_here_uncached(self, cls) -> bool:
+        if self.project is None or self._family(cls) != {cls.name} or cls.node.decorators:  # type: ignore[attr-defined]
+            return False
+        sites = [call for call, _ in self.constructor_sites(cls)]  # type: ignore[attr-defined]
+        if not sites or any(isinstance(c.func, cst.Name) and c.func.value == "setattr"
+                            for c, _ in self.all_calls):  # type: ignore[attr-defined]
+            return False
+        if not self._named_only_at({cls.name}, {id(c.func) for c in sites}):
+            return False
+        # last: it reads and parses the modules that import this one
+        return self.project.never_used_elsewhere({cls.name})  # type: ignore[attr-defined]
 
     def _traced_truth(self, fn: FunctionInfo, name: str, seen: dict) -> bool | None:
         """The truth of parameter ``name`` of ``fn`` in every trace: what the calls made in
@@ -1331,6 +1379,18 @@ class ExecutionJudgements:
             return frozenset()
         bound = self.bound_args(site, fn, partial=True) or {}  # type: ignore[attr-defined]
         return frozenset(p for p, a in bound.items() if isinstance(a.value, cst.Name) and a.value.value == inputs[0])
+
+    def compile_tensor_params(self, fn: FunctionInfo | None) -> frozenset[str]:
+        """The parameters of a loss or metric handed to ``compile`` that Keras fills with
+        tensors: ``y_true`` and ``y_pred`` of a loss or metric function, of a loss class's
+        ``call`` and of a metric's ``update_state`` (its first two parameters after
+        ``self``; ``sample_weight`` may be None)."""
+        if fn is None or fn.root_reason != KERAS_COMPILE_REASON:
+            return frozenset()
+        params = [p for p in fn.params if p.star not in ("*", "**")]
+        if fn.cls is not None and params and params[0].name.value == fn.self_name:
+            params = params[1:]
+        return frozenset(p.name.value for p in params[:2] if p.star == "")
 
     def keras_call_of(self, fn: FunctionInfo | None) -> tuple[FunctionInfo, cst.Call | None] | None:
         """As :meth:`keras3_call_of`, for the ``call`` of a layer or model of any Keras

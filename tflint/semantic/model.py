@@ -68,6 +68,10 @@ class SemanticModel(ValueFlow, ValueJudgements, ExecutionJudgements):
     _cuts: int = 0
     _open: int = 0
     _all_sites: dict | None = None
+    #: attribute name -> (the function that stores it, or None at module or class level;
+    #: whether the store is on that function's own ``self``), for every ``x.attr = ...``,
+    #: ``x.attr += ...`` and ``for x.attr in ...`` of the file
+    attr_stores: dict[str, list[tuple[object, bool]]] = field(default_factory=dict)
     #: names assigned through ``global`` in some function
     globally_rebound: set[str] = field(default_factory=set)
     #: every call in the file with its context (rules and the retracing analysis use it)
