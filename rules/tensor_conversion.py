@@ -788,6 +788,12 @@ def total(x):
 
 
 _BAD_BUILTINS = ("round", "complex", "divmod", "hex", "oct", "bin", "chr")
+#: builtins that AutoGraph turns into ops, and that fail on a symbolic tensor without it
+_UNCONVERTED_BUILTINS = {
+    "len": "use `x.shape` (static) or `tf.shape(x)[0]`",
+    "int": "keep it a tensor (`tf.cast`), or use the static `x.shape`",
+    "float": "keep it a tensor (`tf.cast`), or use the static `x.shape`",
+}
 
 
 class PythonMathOnTensor(Rule):
@@ -803,11 +809,20 @@ class PythonMathOnTensor(Rule):
     TensorFlow op result, a local bound to one, arithmetic on those): a bare parameter
     is not flagged, as helpers called from traced code often receive Python numbers.
 
+    Where AutoGraph does not convert the code, `len(t)`, `int(t)` and `float(t)` of a
+    tensor are flagged too: in `tf.function(autograph=False)`, and under Keras 3 in a
+    `train_step` that `fit` runs and in a loss or metric handed to `compile` (whose
+    `y_true` and `y_pred` are tensors). A Keras 3 layer's `call` is TFL601's.
+
     ## Why is this bad?
     These functions need a Python number; a symbolic tensor has none while tracing.
     TensorFlow 2.21 raises `TypeError: must be real number, not SymbolicTensor` for
     `math.sqrt(t)` (and `type SymbolicTensor doesn't define __round__ method` for
     `round(t)`). Code that works eagerly fails under `tf.function`.
+    Without AutoGraph the same holds for `int(t)` and `float(t)`, and `len(t)` raises
+    `TypeError: len is not well defined for a symbolic Tensor`, even when the shape is
+    static (checked on TensorFlow 2.21 with Keras 3.15: a metric that calls
+    `len(y_true)` fails inside `fit`).
 
     ## Example
     ```python
@@ -831,6 +846,8 @@ class PythonMathOnTensor(Rule):
     CODE = "TFL205"
     NAME = "python-math-on-tensor"
     MESSAGE = "`{what}` needs a Python number, but gets a symbolic tensor while tracing; use `{fix}`"
+    UNCONVERTED_MESSAGE = ("`{what}` of a symbolic tensor raises a TypeError in code that runs without "
+                           "AutoGraph; {fix}")
     SEVERITY = Severity.ERROR
     PITFALLS = ("P13",)
     VALID = (
@@ -844,6 +861,19 @@ def attention(q, k, d_model: int = 64):
     steps = int(tf.shape(q)[0]) + abs(q[0, 0]) # converted / tensor operators
     return tf.matmul(q, k, transpose_b=True) / scale, n, steps
 ''',
+        '''import keras
+import tensorflow as tf
+
+class Model(keras.Model):
+    def train_step(self, data):
+        if len(data) == 3:               # a tuple of tensors: Python len works
+            x, y, _ = data
+        else:
+            x, y = data
+        with tf.GradientTape() as tape:
+            loss = self.compute_loss(y=y, y_pred=self(x, training=True))
+        return {"loss": loss, "n": int(x.shape[0])}
+''',
     )
     INVALID = (
         '''import math
@@ -855,6 +885,22 @@ def f(x):
     mean = tf.reduce_mean(x)
     first = round(mean)  # TFL205
     return norm + first + math.log(mean + 1.0)  # TFL205
+''',
+        '''import keras
+import numpy as np
+import tensorflow as tf
+
+def mean_error(y_true, y_pred):
+    n = len(y_true)  # TFL205
+    return tf.reduce_sum(tf.abs(y_true - y_pred)) / n
+
+@tf.function(autograph=False)
+def count(x):
+    return int(tf.reduce_sum(x))  # TFL205
+
+model = keras.Sequential([keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse", metrics=[mean_error])
+model.fit(np.zeros((8, 2)), np.zeros((8, 1)))
 ''',
     )
 
@@ -869,9 +915,27 @@ def f(x):
             if b is not None:
                 what, fix = b + "()", {"round": "tf.round"}.get(b, "a tf.* op")
         if what is None:
+            self._unconverted(node, ctx)
             return
         if any(a.keyword is None and not a.star and sem.strong_tensor(a.value, ctx.fn) for a in node.args):
             self.report(node, self.MESSAGE.format(what=what, fix=fix), ctx=ctx)
+
+    def _unconverted(self, node: cst.Call, ctx: Ctx) -> None:
+        """``len(t)``, ``int(t)``, ``float(t)`` of a tensor where AutoGraph, which would
+        turn them into ops, does not convert the code (a Keras 3 ``call`` is TFL601's)."""
+        func, sem, fn = node.func, self.sem, ctx.fn
+        if type(func) is not cst.Name or func.value not in _UNCONVERTED_BUILTINS or len(node.args) != 1 or \
+                node.args[0].star or node.args[0].keyword is not None or fn is None:
+            return
+        if not sem.is_builtin(func, func.value, fn) or not sem.autograph_off(fn) or sem.keras3_call_of(fn) is not None:
+            return
+        arg, given = node.args[0].value, sem.compile_tensor_params(fn)
+        with sem.params_as_tensors(fn, only=given):
+            # a parameter Keras fills with a tensor counts as one here, bare as it is
+            hit = sem.strong_tensor(arg, fn, type(arg) is cst.Name and arg.value in given)
+        if hit:
+            self.report(node, self.UNCONVERTED_MESSAGE.format(what=f"{func.value}()",
+                                                              fix=_UNCONVERTED_BUILTINS[func.value]), ctx=ctx)
 
 
 # ---------------------------------------------------------------------------------------
