@@ -418,6 +418,26 @@ def _only_shown_as_code(sem: SemanticModel, fns: list[FunctionInfo]) -> list[Fun
     return [by_name[n] for n in sorted(names) if sem.project.never_used_elsewhere({n})]
 
 
+def _wrappers_under_tf_function(sem: SemanticModel, fn: FunctionInfo, py_wrappers) -> None:
+    """A decorator of this module written below ``@tf.function`` (applied first) whose
+    function returns a function it defines: ``tf.function`` traces that wrapper, and a
+    ``time.time()`` or ``print`` in it runs once per trace (set 118's ``@timing_dec``)."""
+    if not fn.tf_function_decorated or fn.ctx is None:
+        return
+    below = False
+    for d in fn.node.decorators:  # type: ignore[union-attr]
+        expr, call = _decorator_expr(d)
+        if sem.is_tf_function_expr(expr):
+            below = True
+            continue
+        if not below or call is not None or (dotted_name(expr) or "") in _PLAIN_DECORATORS or \
+                sem.resolves_to(expr, PY_FUNCTION_NAMES) or _is_py_function_wrapper(sem, expr, py_wrappers):
+            continue
+        wrapper = _callable_target(sem, cst.Call(func=expr), fn.ctx, factories=True)
+        if wrapper is not None and wrapper.root_reason is None and not wrapper.py_function_target:
+            wrapper.root_reason = f"wraps `{fn.name}` in the `@{dotted_name(expr)}` decorator, which `@tf.function` traces"
+
+
 def _finalize(sem: SemanticModel) -> None:
     """Mark graph roots, then close over callees and nested functions."""
     py_wrappers = _py_function_wrappers(sem)
@@ -437,6 +457,7 @@ def _finalize(sem: SemanticModel) -> None:
                     fn.py_function_target = True  # @tf.py_function(Tout=...), @numpy_op
                 if (dotted_name(expr) or "") not in _PLAIN_DECORATORS:
                     above = True
+            _wrappers_under_tf_function(sem, fn, py_wrappers)
     for fn in _only_shown_as_code(sem, [f for f in sem.functions if f.tf_function_decorated and f.parent is None
                                          and f.cls is None]):
         fn.root_reason = None
