@@ -330,6 +330,8 @@ def g(x):
     else:
         offset = 1.0
     return x * scale
+
+g(tf.constant(1.0))
 ''',
         '''import tensorflow as tf
 
@@ -356,6 +358,8 @@ def log_or_zero(x):
     else:
         return tf.zeros_like(x)
     tf.print(y)
+
+log_or_zero(tf.constant(2.0))
 ''',
     )
 

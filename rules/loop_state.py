@@ -173,6 +173,19 @@ def clipped_grads(x):
         out.append(tf.where(tf.math.is_finite(g), g, tf.zeros_like(g)))
     return out
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def pair_differences(Rin, Ncells, Np):
+    # no call here gives the counts a tensor: another module passes ints from its
+    # configuration, and the loops unroll
+    R = tf.reshape(Rin, (Rin.shape[0], Ncells, Np))
+    out = []
+    for i in range(Ncells * Np):
+        out.append(tf.expand_dims(R[:, i // Np, i % Np], -1))
+    assert R.shape[1] == Ncells               # static shape against an int
+    return tf.concat(out, axis=1)
+''',
     )
     INVALID = (
         '''import tensorflow as tf

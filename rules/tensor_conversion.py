@@ -407,6 +407,15 @@ def f(x):
         x = x + 1.0
     return x * 2
 ''',
+        '''import tensorflow as tf
+
+@tf.function
+def pair_features(Rin, Ncells, Np):
+    # no call here gives the counts a tensor (another module passes ints)
+    total = tf.reshape(Rin, (-1, 1))
+    assert total.shape[0] == Rin.shape[0] * Ncells * Np   # static shape against ints
+    return total
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -419,6 +428,8 @@ def f(a, b):
     flag = bool(a > b)  # TFL202
     picked = [i for i in range(3) if a > i]  # TFL202
     return m, ok, flag, picked
+
+f(tf.constant(1.0), tf.constant(2.0))
 ''',
         '''import tensorflow as tf
 
@@ -427,6 +438,8 @@ def g(x):
     if x > 0:  # TFL202
         return x
     return -x
+
+g(tf.constant(-1.0))
 ''',
         '''import tensorflow as tf
 
@@ -434,6 +447,8 @@ def g(x):
 def clip(x, lo, hi):
     assert lo < hi, "empty range"  # TFL202
     return min(max(x, lo), hi)  # TFL202
+
+clip(tf.constant([0.5, 2.0]), tf.constant(0.0), tf.constant(1.0))
 ''',
         '''import numpy as np
 import keras
@@ -464,6 +479,8 @@ def f(a, b):
     flag = bool(a > b)  # TFL202
     picked = [i for i in range(3) if a > i]  # TFL202
     return m, ok, flag, picked
+
+f(tf.constant(1.0), tf.constant(2.0))
 '''),
         (2, '''import tensorflow as tf
 
@@ -471,6 +488,8 @@ def f(a, b):
 def clip(x, lo, hi):
     tf.debugging.assert_less(lo, hi, message="empty range")  # TFL202
     return tf.minimum(tf.maximum(x, lo), hi)  # TFL202
+
+clip(tf.constant([0.5, 2.0]), tf.constant(0.0), tf.constant(1.0))
 '''),
     )
 

@@ -252,7 +252,8 @@ class ValueJudgements:
                 return True
             name = dotted_name(it.func)
             if name == "range" and "range" not in self.imports:
-                return any(self.is_tensor(_strip_int(a.value), fn, d) for a in it.args)
+                return any(self.is_tensor(b, fn, d) and not self._untold_tf_function_param(b, fn, d)
+                           for a in it.args for b in (_strip_int(a.value),))
             if name in ("enumerate", "zip", "iter", "reversed") and it.args:
                 # AutoGraph converts these only over Datasets (all of them, for ``zip``);
                 # over a Python list they are Python loops, and over a tensor they fail
@@ -267,14 +268,22 @@ class ValueJudgements:
                 q.rsplit(".", 1)[-1] in _FEATURE_DICTS and q.startswith("tensorflow.")
                 for q in self.qualified(c.func)) for c in srcs):  # type: ignore[attr-defined]
             return False  # ``tf.io.parse_single_example``: a dict, iterated by its keys in Python
-        if isinstance(it, cst.Name) and fn is not None and fn.tf_function and \
-                it.value in fn.param_names and it.value not in fn.assigns and \
-                not self._a_call_gives_a_tensor(fn, it.value, d):
-            # a tf.function's parameter that no call of this module fills with a tensor: a
-            # list or a tensor, unknown (``for val in mask:`` over a Python list of ints,
-            # unrolled; other modules' calls say only literal or not)
+        if self._untold_tf_function_param(it, fn, d):
+            # ``for val in mask:`` over a Python list of ints, unrolled
             return False
         return self.is_tensor(it, fn, d)
+
+    def _untold_tf_function_param(self, e: cst.BaseExpression, fn: FunctionInfo | None, d: int) -> bool:
+        """Is ``e`` a parameter of the tf.function ``fn``, never rebound, without an input
+        signature, that no call of this module fills with a tensor? Then what it holds is
+        unknown: a tensor, or a Python value (a list of ints, a count of cells that other
+        modules pass as an int from their configuration: ``range(Ncells)`` in set 124's
+        coordinate builders is unrolled). Other modules' calls say only literal or not."""
+        if isinstance(e, cst.BinaryOperation):  # ``range(Ncells * Np)``
+            return any(self._untold_tf_function_param(x, fn, d) for x in (e.left, e.right)) and all(
+                self._untold_tf_function_param(x, fn, d) or not self.is_tensor(x, fn, d) for x in (e.left, e.right))
+        return isinstance(e, cst.Name) and fn is not None and fn.tf_function and not fn.has_input_signature and \
+            e.value in fn.param_names and e.value not in fn.assigns and not self._a_call_gives_a_tensor(fn, e.value, d)
 
 
     def _a_call_gives_a_tensor(self, fn: FunctionInfo, name: str, d: int, sites=None,
@@ -1976,6 +1985,9 @@ class ValueFlow:
         return self._tensor_only_from_elsewhere(fn, name, d, set())
 
     def _tensor_only_from_elsewhere(self, fn: FunctionInfo, name: str, d: int, seen: set) -> bool:
+        if fn.tf_function and name in fn.param_names and name not in fn.assigns:
+            # a tf.function's parameter is a tensor only when a call says so (or its signature)
+            return self._untold_tf_function_param(cst.Name(name), fn, d)
         if self.project is None or fn.tf_function or (id(fn), name) in seen or len(seen) > 8:  # type: ignore
             return False
         seen.add((id(fn), name))
