@@ -110,6 +110,20 @@ class Neuron:
     def __call__(self, t, y, gsyn=tf.Variable(0.0)):   # made once, when the class is defined
         return y + gsyn
 ''',
+        '''import tensorflow as tf
+
+
+class ClientUpdate:
+    def __init__(self):
+        self.grad_sum = None
+
+    @tf.function
+    def __call__(self, weights, x):
+        if self.grad_sum is None:   # the lambda runs here, on the first trace only
+            self.grad_sum = tf.nest.map_structure(lambda w: tf.Variable(tf.zeros_like(w)), weights)
+        tf.nest.map_structure(lambda v, w: v.assign_add(w * x), self.grad_sum, weights)
+        return self.grad_sum
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -253,6 +253,10 @@ class ExecutionJudgements:
             if isinstance(c.node, cst.If) and c.field == "body" and is_first_call_test(c.node.test):
                 return c.node
         fn = ctx.fn
+        if fn is not None and isinstance(fn.node, cst.Lambda) and fn.ctx is not None:
+            # a lambda written under the guard (``tf.nest.map_structure(lambda w:
+            # tf.Variable(...), weights)`` in ``if self.grad_sum is None:``, set 125)
+            return self.enclosing_guard(fn.ctx)
         if fn is not None and fn.root_reason is None and fn.via_guard is not None:
             return fn.via_guard  # only ever called under a guard: `if self.x is None: self._make_x()`
         return None
