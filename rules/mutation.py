@@ -777,6 +777,23 @@ class Model(tf.keras.Model):
             return tf.reduce_mean(tf.square(y - pred)) + tf.reduce_mean(self.feature)
         return loss_fn
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+class CenterLoss:
+    def __init__(self):
+        self.centers = tf.Variable(tf.zeros([10, 4]), trainable=False)
+
+    @tf.function
+    def step(self, features, label):
+        diff = 0.5 * (tf.gather(self.centers, label) - features)
+        # on a resource variable this gives a handle on the same variable
+        self.centers = tf.compat.v1.scatter_sub(self.centers, label, diff)
+        return tf.reduce_mean(features)
+
+    def save(self):
+        np.save("centers.npy", self.centers.numpy())
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -1462,6 +1462,10 @@ _PY_MODULES = ("math.", "numpy.", "random.", "os.", "time.", "datetime.", "json.
 #: modules whose functions return Python values whatever they are given
 _ALWAYS_PY_MODULES = ("math.", "os.", "time.", "datetime.", "json.", "re.", "string.")
 #: attributes that are Python values (shapes, dtypes, names) on anything
+#: TensorFlow 1 functions that update a variable and give it back
+_V1_VARIABLE_UPDATES = frozenset({"assign", "assign_add", "assign_sub", "scatter_add", "scatter_sub",
+                                  "scatter_update", "scatter_mul", "scatter_div", "scatter_max", "scatter_min",
+                                  "scatter_nd_add", "scatter_nd_sub", "scatter_nd_update"})
 _STATE_CONSTRUCTORS = (
     ("tensorflow.Variable", "variable"), ("tensorflow.compat.v1.Variable", "variable"),
     ("tensorflow.compat.v2.Variable", "variable"), ("tensorflow.TensorArray", "tensorarray"),
@@ -1670,6 +1674,11 @@ class ValueFlow:
             if q.startswith(("tensorflow.data.", "tensorflow.compat.v2.data.")) and \
                     q.rsplit(".", 1)[-1] in DATASET_ONLY_METHODS | {"range", "zip", "from_tensor_slices"}:
                 return lat.state("dataset")
+            if q.startswith("tensorflow.compat.v1.") and q.rsplit(".", 1)[-1] in _V1_VARIABLE_UPDATES and \
+                    call.args and self.value_of(call.args[0].value, fn, d).state == "variable":
+                # ``tf.compat.v1.scatter_sub(v, ...)`` on a resource variable gives a handle on
+                # the same variable (an ``_UnreadVariable``), not a tensor of the graph (set 123)
+                return lat.state("variable")
             if q.startswith(("tensorflow.", "keras.ops.", "keras.backend.")):
                 last = q.rsplit(".", 1)[-1]
                 keras_shape = _keras_shape(q)
