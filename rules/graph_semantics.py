@@ -874,6 +874,24 @@ class GAN(tf.Module):
             self.wgp_shape = [y.shape[0], 1]     # follows the shape the trace sees
             self.step(y)
 ''',
+        '''import tensorflow as tf
+
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.is_virgin = True
+        self.d = tf.keras.layers.Dense(2)
+
+    @tf.function
+    def _call(self, args):
+        return self.d(tf.concat([args[i] for i in range(self.n_vars)], -1))
+
+    def call(self, *args):
+        if self.is_virgin:                   # set once, before the first trace
+            self.n_vars = int(len(args))
+            self.is_virgin = False
+        return self._call(args)
+''',
     )
     INVALID = (
         '''import tensorflow as tf
@@ -1149,7 +1167,8 @@ for epoch in range(10):
         if isinstance(node, cst.AugAssign):
             value = None
         if ctx.fn is not None and ctx.fn.cls is not None and not ctx.fn.traced and \
-                ctx.fn.name not in ("__init__", "build"):
+                ctx.fn.name not in ("__init__", "build") and self.sem.enclosing_guard(ctx) is None:
+            # (set once under a first-call guard: ``if self.is_virgin: self.n_vars = ...``)
             for t in targets:
                 if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and \
                         t.value.value == ctx.fn.self_name:

@@ -250,7 +250,8 @@ class ExecutionJudgements:
         ``if self.v is None``, ``if not self.built``, ``if key not in self._cache``,
         ``if not hasattr(self, "v")``. Only the ``body`` branch counts."""
         for c in ctx.within_function():
-            if isinstance(c.node, cst.If) and c.field == "body" and is_first_call_test(c.node.test):
+            if isinstance(c.node, cst.If) and c.field == "body" and (is_first_call_test(c.node.test) or
+                                                                     _clears_its_flag(c.node)):
                 return c.node
         fn = ctx.fn
         if fn is not None and isinstance(fn.node, cst.Lambda) and fn.ctx is not None:
@@ -2339,3 +2340,19 @@ def _handed_on(holder: cst.CSTNode | None, concrete: set[str]) -> bool:
         concrete.add(holder.targets[0].target.value)  # type: ignore[attr-defined]
         return True
     return type(holder) in (cst.Arg, cst.Element, cst.DictElement)
+
+
+def _clears_its_flag(node: cst.If) -> bool:
+    """``if self.is_virgin: ...; self.is_virgin = False``: the block turns off the flag
+    it tests, so it runs once (set 124's first-call setup)."""
+    test = node.test
+    if not isinstance(test, (cst.Name, cst.Attribute)) or not isinstance(node.body, cst.IndentedBlock):
+        return False
+    text = code(test)
+    for stmt in node.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and \
+                        small.value.value == "False" and any(code(t.target) == text for t in small.targets):
+                    return True
+    return False
