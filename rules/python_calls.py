@@ -1787,6 +1787,18 @@ def weighted(x, lengths: list):
     dims = np.array([x.shape[0], x.shape[-1]])          # static shapes
     return x * w + n + dims[0]
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+def assignment(cost, solve):
+    pairs = solve(cost).tolist()            # a Python list: a tensor has no tolist()
+    pairs.sort()
+    return np.array(pairs, dtype=int)
+
+@tf.function
+def step(x, solve):
+    return x, assignment(x, solve)
+''',
     )
     INVALID = (
         '''import numpy as np

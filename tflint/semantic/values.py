@@ -1187,7 +1187,9 @@ _NON_TENSOR_METHODS = frozenset({"get_shape", "as_list", "numpy", "is_fully_defi
                                  "lower", "upper", "split", "strip", "replace", "assign", "assign_add",
                                  "assign_sub", "append", "extend", "update", "pop",
                                  # a tensor's static facts: Python ints, tuples or None
-                                 "_rank", "_shape_tuple", "num_elements", "is_compatible_with"})
+                                 "_rank", "_shape_tuple", "num_elements", "is_compatible_with",
+                                 # NumPy array methods a tensor lacks: Python values
+                                 "tolist", "item"})
 _PYTHON_PARAM_NAMES = frozenset({"training", "mode", "name", "axis", "config", "params", "hparams",
                                  "reuse", "scope", "verbose", "dtype", "shape", "kwargs", "args", "options",
                                  "strategy", "model", "optimizer", "layer", "loss_fn", "fn", "func",
