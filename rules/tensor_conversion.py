@@ -467,6 +467,26 @@ model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
 model.compile(optimizer="adam", loss="mse", metrics=[mean_prediction])
 model.fit(np.zeros((8, 2)), np.zeros((8, 1)))
 ''',
+        '''import keras
+import numpy as np
+import tensorflow as tf
+
+
+class FocalLoss(keras.losses.Loss):
+    def call(self, y_true, y_pred):
+        y_true = tf.squeeze(y_true, -1) if tf.rank(y_true) > 1 else y_true  # TFL202
+        return tf.reduce_mean(tf.square(y_true - y_pred))
+
+
+def build():
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    loss_fn = FocalLoss()
+    model.compile(optimizer="adam", loss=loss_fn)
+    return model
+
+
+build().fit(np.zeros((8, 2)), np.zeros((8, 1)))
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf

@@ -666,6 +666,11 @@ def _compiled_losses_and_metrics(sem: SemanticModel) -> list[FunctionInfo]:
                 cls = sem.classes[e.func.value]
                 out.extend(m for name in LOSS_METRIC_METHODS for m in [sem.method_of(cls, name)] if m is not None)
                 continue
+            made = sem.constructed_classes(e, ctx.fn) if isinstance(e, cst.Name) else None
+            if made:  # ``loss_fn = FocalLoss(gamma=g)`` then ``compile(loss=loss_fn)``
+                out.extend(m for c in made if isinstance(c, ClassInfo)
+                           for name in LOSS_METRIC_METHODS for m in [sem.method_of(c, name)] if m is not None)
+                continue
             t = _callable_target(sem, e, ctx, factories=True)
             if t is not None and t.cls is None:
                 out.append(t)
