@@ -487,6 +487,25 @@ def build():
 
 build().fit(np.zeros((8, 2)), np.zeros((8, 1)))
 ''',
+        '''import keras
+import tensorflow as tf
+
+
+class DiceLoss(keras.losses.Loss):
+    def call(self, y_true, y_pred):
+        dice = tf.reduce_sum(y_true * y_pred)
+        if tf.math.is_nan(dice):  # TFL202
+            return tf.constant(1.0)
+        return 1.0 - dice
+
+
+loss_obj = DiceLoss()
+
+
+@tf.function
+def train_step(x, y):
+    return loss_obj(y, x)   # Keras 3's Loss.__call__ runs `call` without AutoGraph
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf

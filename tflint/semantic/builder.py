@@ -622,7 +622,7 @@ def _instance_call(sem: SemanticModel, call: cst.Call, ctx: Ctx) -> FunctionInfo
             return sem.instance_method(func, ctx.fn)
         return None
     method = sem.method_of(cls, "__call__")
-    if method is None and sem.is_keras_layer_class(cls):
+    if method is None and (sem.is_keras_layer_class(cls) or sem.is_keras_loss_class(cls)):
         method = sem.method_of(cls, "call")
     return method
 

@@ -490,6 +490,8 @@ class ExecutionJudgements:
         converted code)?"""
         names, lambdas = self._autograph_false_targets()
         for f in self.trace_chain(fn):
+            if f.name == "call" and f.cls is not None and self.is_keras_loss_class(f.cls, keras3=True):
+                return True  # Keras 3's ``Loss.__call__`` runs it unconverted
             if self._decorators_turn_off_autograph(f):
                 return True
             if isinstance(f.node, cst.FunctionDef) and f.name in names and f.cls is None:
@@ -1036,6 +1038,31 @@ class ExecutionJudgements:
         if self.keras_version == "auto":
             return not self._imports_tf_keras()
         return self.keras_version == "3"
+
+    def is_keras_loss_class(self, cls, keras3: bool = False, _seen: frozenset[int] = frozenset()) -> bool:
+        """A subclass (in this module) of ``keras.losses.Loss``: calling an instance runs
+        its ``call``. With ``keras3``, only a Keras 3 loss (as :meth:`is_keras3_layer_class`
+        decides): its ``__call__`` runs ``call`` without AutoGraph, where Keras 2 converts it
+        (checked on TensorFlow 2.21: ``if tf.math.is_nan(dice):`` in a loss's ``call``,
+        called from a tf.function, raises ``OperatorNotAllowedInGraphError``)."""
+        if id(cls) in _seen or keras3 and self.keras_version == "2":
+            return False
+        for b in cls.bases:
+            for q in (self.raw_qualified(b) if keras3 else self.qualified(b)):
+                if not (q.endswith(".Loss") and ".losses" in q):
+                    continue
+                if not keras3:
+                    if q.startswith(("keras.", "tensorflow.keras.", "tf_keras.")):
+                        return True
+                    continue
+                if q.startswith("tensorflow.keras.") and self.keras_version == "auto" and self._imports_tf_keras():
+                    continue
+                if q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS):
+                    return True
+            if isinstance(b, cst.Name) and b.value in self.classes and \
+                    self.is_keras_loss_class(self.classes[b.value], keras3, _seen | {id(cls)}):
+                return True
+        return False
 
     def is_keras3_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:
         """A subclass of a Keras 3 layer or model: ``keras.*`` or, in TF >= 2.16,

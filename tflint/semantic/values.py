@@ -836,7 +836,8 @@ class ValueJudgements:
                     not q.startswith(("tensorflow.python.ops.", "tensorflow.python.framework.")):
                 return None
             last = q.rsplit(".", 1)[-1]
-            if last[:1].isupper() or last in _NOT_OPS or last.startswith(("get_", "is_", "list_")):
+            if last[:1].isupper() or last in _NOT_OPS or \
+                    last.startswith(("get_", "is_", "list_")) and last not in _ELEMENTWISE_TESTS:
                 return None
             return q
         return None
@@ -866,7 +867,8 @@ class ValueJudgements:
             return False
         for q in self.qualified(call.func):
             last = q.rsplit(".", 1)[-1]
-            if last in _NOT_OPS or last in TF_LIST_FUNCS or last.startswith(("get_", "is_", "list_", "make_")):
+            if last in _NOT_OPS or last in TF_LIST_FUNCS or \
+                    last.startswith(("get_", "is_", "list_", "make_")) and last not in _ELEMENTWISE_TESTS:
                 return False
             if q.startswith(("keras.ops.", "keras.backend.")):
                 if _keras_shape(q):
@@ -1464,6 +1466,10 @@ _PY_MODULES = ("math.", "numpy.", "random.", "os.", "time.", "datetime.", "json.
 #: modules whose functions return Python values whatever they are given
 _ALWAYS_PY_MODULES = ("math.", "os.", "time.", "datetime.", "json.", "re.", "string.")
 #: attributes that are Python values (shapes, dtypes, names) on anything
+#: ``tf.math`` tests that are ops (a boolean tensor), unlike ``tf.is_tensor`` and the other
+#: Python-side ``is_*`` helpers
+_ELEMENTWISE_TESTS = frozenset({"is_nan", "is_inf", "is_finite", "is_non_decreasing", "is_strictly_increasing"})
+
 #: TensorFlow 1 functions that update a variable and give it back
 _V1_VARIABLE_UPDATES = frozenset({"assign", "assign_add", "assign_sub", "scatter_add", "scatter_sub",
                                   "scatter_update", "scatter_mul", "scatter_div", "scatter_max", "scatter_min",
