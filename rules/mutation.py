@@ -458,7 +458,7 @@ class PythonAttributeMutation(Rule):
                "keep it in a tf.Variable or move it out of the function")
     TENSOR_MESSAGE = ("`{target}` keeps a tensor of traced code, and {where}: "
                       "outside its trace it is a symbolic graph tensor, not the last call's value; "
-                      "return it from the function instead")
+                      "return it from the function, or `assign` it to a variable, instead")
     SEVERITY = Severity.WARNING
     PITFALLS = ("P05",)
     VALID = (
@@ -853,6 +853,32 @@ class Block(tf.keras.Model):
     @tf.function
     def call(self, x):
         return self.conv(x, is_synthesis=True)   # a trace takes the other path
+''',
+        '''import keras
+import numpy as np
+import tensorflow as tf
+
+
+class IoU(keras.metrics.Metric):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.iou = self.add_weight(name="iou", initializer="zeros")
+        self.total = self.add_weight(name="total", initializer="zeros")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        self.total.assign_add(tf.reduce_sum(y_pred))
+        self.iou = tf.math.divide(self.total, 2.0)  # TFL107
+
+    def result(self):                 # Keras calls it eagerly too, for the epoch's logs
+        return self.iou
+
+    def reset_state(self):
+        self.iou = self.add_weight(name="iou", initializer="zeros")
+
+
+model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse", metrics=[IoU(name="iou")])
+model.fit(np.zeros((8, 2)), np.zeros((8, 1)))
 ''',
     )
 

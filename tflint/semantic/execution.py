@@ -2041,7 +2041,8 @@ class ExecutionJudgements:
                         stores.add(id(e))
                         mine = mine or type(e) is cst.Attribute and e.attr.value == attr  # type: ignore[attr-defined]
                 value = node.value  # type: ignore[attr-defined]
-                if mine and value is not None and _eager_outside_setup(fn) and not is_python_literal(value):
+                if mine and value is not None and _eager_outside_setup(fn) and not is_python_literal(value) and \
+                        not _reset_before_the_steps(fn):
                     return None  # eager code refreshes it too: which value a read sees is not known
             elif t is cst.Attribute and node.attr.value == attr and id(node) not in stores:  # type: ignore[attr-defined]
                 if _eager_outside_setup(fn) and not self._maybe_library_hook(fn) and not _handed_out(fn) and \
@@ -2086,8 +2087,8 @@ class ExecutionJudgements:
         if fn is None or fn.cls is None or self.call_sites(fn):  # type: ignore[attr-defined]
             return False
         cls = fn.cls
-        if self.is_keras_layer_class(cls):
-            return False
+        if self.is_keras_layer_class(cls) or fn.root_reason == KERAS_COMPILE_REASON:
+            return False  # (Keras's own calls of a compiled metric's methods are known)
         for b in cls.bases:
             if isinstance(b, cst.Name) and (b.value in self.classes or b.value == "object"):  # type: ignore[attr-defined]
                 continue
@@ -2112,10 +2113,22 @@ def _element_called(loop: cst.For) -> bool:
     return False
 
 
+def _reset_before_the_steps(fn: FunctionInfo | None) -> bool:
+    """The ``reset_state`` of a metric handed to ``compile``: Keras calls it at the start
+    of each epoch, before the steps whose trace stores on the attribute, so the order of
+    the stores is known and the trace's comes last."""
+    return fn is not None and fn.name in ("reset_state", "reset_states") and fn.cls is not None and \
+        any(m.root_reason == KERAS_COMPILE_REASON for m in fn.cls.methods.values())
+
+
 def _eager_outside_setup(fn: FunctionInfo | None) -> bool:
-    """Code that runs eagerly after objects are set up: module level, or an eager function
-    other than ``__init__``/``build``."""
+    """Code that runs eagerly after objects are set up: module level, an eager function
+    other than ``__init__``/``build``, or the ``result`` of a metric handed to ``compile``,
+    which Keras also calls eagerly at the end of each epoch for the logs (set 120: a
+    tensor that ``update_state`` kept on ``self`` reached the history as a graph tensor)."""
     if fn is None:
+        return True
+    if fn.name == "result" and fn.cls is not None and fn.root_reason == KERAS_COMPILE_REASON:
         return True
     return not fn.traced and fn.name not in ("__init__", "build")
 
