@@ -18,10 +18,10 @@ from tflint.semantic.model import SemanticModel
 from tflint.semantic.names import (COMPILE_CALLABLES, DATASET_METHODS, KERAS_COMPILE_REASON,
                                    KERAS_STEP_METHODS, KERAS_STEP_REASON, LOSS_METRIC_METHODS,
                                    PLAIN_DECORATORS, PY_FUNCTION_NAMES, REGEX_COMPILE, dotted_name,
-                                   target_attributes, target_names)
+                                   target_names)
 from tflint.semantic.objects import ClassInfo, Ctx, FunctionInfo
 from tflint.semantic.project import ProjectView
-from tflint.semantic.syntax import child_nodes, is_node_type, node_fields as _fields
+from tflint.semantic.syntax import child_nodes, flat_targets, is_node_type, node_fields as _fields
 
 # The walk
 
@@ -247,7 +247,9 @@ class _Builder:
             fn.cls.init_attrs.setdefault(target.attr.value, []).append(value)
 
     def _store_attributes(self, target: cst.BaseExpression, fn: FunctionInfo | None) -> None:
-        for a in target_attributes(target):
+        for a in flat_targets(target):
+            if type(a) is not cst.Attribute:
+                continue
             own = fn is not None and isinstance(a.value, cst.Name) and a.value.value == fn.self_name
             self.sem.attr_stores.setdefault(a.attr.value, []).append((fn, own))
 

@@ -142,17 +142,6 @@ def target_names(t: cst.BaseExpression) -> Iterator[str]:
         yield from target_names(t.value)
 
 
-def target_attributes(t: cst.BaseExpression) -> Iterator[cst.Attribute]:
-    """Attributes stored by an assignment or loop target (``self.a``, ``a, obj.b``)."""
-    if isinstance(t, cst.Attribute):
-        yield t
-    elif isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            yield from target_attributes(e.value)
-    elif isinstance(t, cst.StarredElement):
-        yield from target_attributes(t.value)
-
-
 
 
 def _subexpressions(e: cst.CSTNode) -> Iterator[cst.CSTNode]:
