@@ -506,6 +506,26 @@ loss_obj = DiceLoss()
 def train_step(x, y):
     return loss_obj(y, x)   # Keras 3's Loss.__call__ runs `call` without AutoGraph
 ''',
+        '''import tensorflow as tf
+
+
+def cluster_loss(n_clusters):
+    def loss(y_true, y_pred):
+        return max(tf.reduce_max(y_pred), tf.reduce_max(y_true)) / n_clusters  # TFL202
+    return loss
+
+
+class DeepCluster:
+    def __init__(self):
+        self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+    def test_loss(self, y, y_pred):
+        return cluster_loss(3)(y, y_pred)       # the factory's function, called at once
+
+    def train(self, x, y):
+        self.model.compile(optimizer="adam", loss=["mse", self.test_loss])
+        self.model.fit(x, y)
+''',
     )
     FIXED = (
         (0, '''import tensorflow as tf
@@ -529,6 +549,26 @@ def clip(x, lo, hi):
     return tf.minimum(tf.maximum(x, lo), hi)  # TFL202
 
 clip(tf.constant([0.5, 2.0]), tf.constant(0.0), tf.constant(1.0))
+'''),
+        (6, '''import tensorflow as tf
+
+
+def cluster_loss(n_clusters):
+    def loss(y_true, y_pred):
+        return tf.maximum(tf.reduce_max(y_pred), tf.reduce_max(y_true)) / n_clusters  # TFL202
+    return loss
+
+
+class DeepCluster:
+    def __init__(self):
+        self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+    def test_loss(self, y, y_pred):
+        return cluster_loss(3)(y, y_pred)       # the factory's function, called at once
+
+    def train(self, x, y):
+        self.model.compile(optimizer="adam", loss=["mse", self.test_loss])
+        self.model.fit(x, y)
 '''),
     )
 

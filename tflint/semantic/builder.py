@@ -674,8 +674,8 @@ def _compiled_losses_and_metrics(sem: SemanticModel) -> list[FunctionInfo]:
                            for name in LOSS_METRIC_METHODS for m in [sem.method_of(c, name)] if m is not None)
                 continue
             t = _callable_target(sem, e, ctx, factories=True)
-            if t is not None and t.cls is None:
-                out.append(t)
+            if t is not None and (t.cls is None or isinstance(e, cst.Attribute) and t.name not in ("__init__", "build")):
+                out.append(t)  # a function, or a bound method (``loss=self.test_loss``, set 126)
     return out
 
 
