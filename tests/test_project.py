@@ -1812,3 +1812,34 @@ def test_a_branch_no_instance_takes_is_dead(project: Path, run, made, elsewhere,
     if elsewhere:
         write(project, "model.py", elsewhere)
     assert ((12, "TFL302") in codes_at(run("check", ".").out, "layers.py")) is flagged
+
+
+_NETS = ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n    def call(self, x):\n"
+         "        print('x', tf.reduce_sum(x))\n        return x * 2\n\n\n"
+         "class DiceLoss(tf.keras.losses.Loss):\n    def call(self, y_true, y_pred):\n"
+         "        dice = tf.reduce_sum(y_true * y_pred)\n        if tf.math.is_nan(dice):\n"
+         "            return tf.constant(1.0)\n        return 1.0 - dice\n\n\n"
+         "class Plain:\n    def call(self, x):\n        print('plain', tf.reduce_sum(x))\n        return x\n")
+
+
+@pytest.mark.parametrize("train, flagged", [
+    # a module-level instance, called in a tf.function
+    ("net = nets.Net()\nloss = nets.DiceLoss()\n\n\n@tf.function\ndef step(x):\n    return loss(x, net(x))\n",
+     {(6, "TFL101"), (13, "TFL202")}),
+    # instances kept on self by __init__, called in a tf.function method
+    ("class Trainer:\n    def __init__(self):\n        self.net = nets.Net()\n\n"
+     "    @tf.function\n    def step(self, x):\n        return self.net(x)\n", {(6, "TFL101")}),
+    # called eagerly only
+    ("net = nets.Net()\nprint(net(tf.ones([2])))\n", set()),
+    # bound twice: which object is called is not known
+    ("net = nets.Net()\nnet = nets.Plain()\n\n\n@tf.function\ndef step(x):\n    return net(x)\n", set()),
+    # not a Keras class: calling the object runs no `call`
+    ("obj = nets.Plain()\n\n\n@tf.function\ndef step(x):\n    return obj(x)\n", set()),
+])
+def test_an_object_of_another_modules_class_called_in_traced_code(project: Path, run, train, flagged) -> None:
+    """``net = Net()`` in ``train.py``, called in a tf.function: Keras runs ``Net.call``
+    of ``nets.py`` in the graph (and, for a Keras 3 loss, without AutoGraph)."""
+    write(project, "nets.py", _NETS)
+    write(project, "train.py", "import tensorflow as tf\nimport nets\n\n" + train)
+    got = {(line, code) for line, code in codes_at(run("check", ".").out, "nets.py")}
+    assert got == flagged

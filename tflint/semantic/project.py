@@ -256,6 +256,11 @@ class ModuleSummary:
     #: ``self.model.<attr> = ...`` in a batch or epoch hook of a Keras callback class:
     #: (attr, ``Cls.method``, line)
     model_sets: list[tuple[str, str, int]] = field(default_factory=list)
+    #: what a name holds when it is bound once to an object made by a class call: a
+    #: module-level ``net = Net()`` (key ``net``), ``self.net = layers.Net()`` in
+    #: ``Cls.__init__`` (key ``Cls.net``) -> the class as written (``Net``,
+    #: ``layers.Net``); "" when bound to several
+    instances: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The summary as plain data (what ``asdict`` gives, written out: ``asdict``
@@ -279,6 +284,7 @@ class ModuleSummary:
             "stars": list(self.stars),
             "top_bound": list(self.top_bound),
             "model_sets": [list(m) for m in self.model_sets],
+            "instances": dict(self.instances),
         }
 
     @staticmethod
@@ -300,6 +306,7 @@ class ModuleSummary:
             stars=[str(x) for x in d["stars"]],
             top_bound=[str(x) for x in d["top_bound"]],
             model_sets=[(str(a), str(w), int(n)) for a, w, n in d["model_sets"]],
+            instances={str(k): str(v) for k, v in d["instances"].items()},
         )
 
 
@@ -596,6 +603,7 @@ class _Summarizer(ast.NodeVisitor):
         if self.fn_stack[-1] is None and self.cls_stack[-1] is None:
             for t in node.targets:
                 self.out.top_bound.extend(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        self._instance_binding(node)
         fn = self.fn_stack[-1]
         if fn is not None and fn.endswith(".__init__") and len(node.targets) == 1:
             t, v = node.targets[0], node.value
@@ -620,6 +628,26 @@ class _Summarizer(ast.NodeVisitor):
                 self.tensor_names.add(key)
             else:
                 self.tensor_names.discard(key)
+
+    def _instance_binding(self, node: ast.Assign) -> None:
+        """Record :attr:`ModuleSummary.instances`: ``net = Net()`` at module level, or
+        ``self.net = Net()`` in a class's ``__init__`` (a class: a capitalized name)."""
+        fn = self.fn_stack[-1]
+        if len(node.targets) != 1:
+            return
+        t, v = node.targets[0], node.value
+        if fn is None and self.cls_stack[-1] is None and isinstance(t, ast.Name):
+            key = t.id
+        elif fn is not None and fn.endswith(".__init__") and isinstance(t, ast.Attribute) and \
+                isinstance(t.value, ast.Name) and t.value.id == "self":
+            key = f"{fn[:-len('.__init__')]}.{t.attr}"
+        else:
+            return
+        made = _dotted(v.func) if isinstance(v, ast.Call) else None
+        if made is None or not made.rpartition(".")[2][:1].isupper():
+            made = ""
+        was = self.out.instances.get(key)
+        self.out.instances[key] = made if was is None or was == made else ""
 
     def visit_Call(self, node: ast.Call) -> None:
         f = node.func
@@ -2409,7 +2437,12 @@ class ProjectIndex:
                     return None  # the instance's attribute: what the method returned in ``__init__``
                 if f"{cls}.{method}" in fns:
                     return caller_mf, f"{cls}.{method}"
+                return self._instance_callee(s.instances.get(f"{cls}.{method}"), caller_mf, s)
             return None
+        if "." not in name and name not in fns and name not in s.imports and s.top_bound.count(name) == 1:
+            got = self._instance_callee(s.instances.get(name), caller_mf, s)
+            if got is not None:
+                return got
         scope = call.caller
         while scope is not None:
             if f"{scope}.{name}" in fns:
@@ -2424,6 +2457,34 @@ class ProjectIndex:
                 return got
             return None
         return self._star_function(name, caller_mf, s)
+
+    def _instance_callee(self, made: str | None, caller_mf: ModuleFile,
+                         s: ModuleSummary) -> tuple[ModuleFile, str] | None:
+        """What calling an object of the class ``made`` (as the caller's module writes it)
+        runs, when the class is another module's of the project: its ``__call__``, or the
+        ``call`` of a Keras layer, model or loss (their ``__call__`` runs it). ``net(x)``
+        in a tf.function of ``train.py`` with ``net = Net()`` runs ``Net.call`` of
+        ``nets.py`` in the graph."""
+        if not made:
+            return None
+        head = made.split(".")[0]
+        if head not in s.imports:
+            return None  # a class of this module: the module's own model follows it
+        try:
+            got = self.resolve(s.imports[head] + made[len(head):], caller_mf)
+        except (OSError, RecursionError, ValueError):
+            return None
+        if got is None or got[0].path == caller_mf.path:
+            return None
+        t_mf, cls = got
+        t_sum = self.summary(t_mf)
+        if t_sum is None or cls not in t_sum.classes:
+            return None
+        if f"{cls}.__call__" in t_sum.functions:
+            return t_mf, f"{cls}.__call__"
+        if f"{cls}.call" in t_sum.functions and self.keras_model_class(t_mf, cls, bases=_KERAS_CALLABLE_BASES):
+            return t_mf, f"{cls}.call"
+        return None
 
     def _star_function(self, name: str, caller_mf: ModuleFile, s: ModuleSummary) -> tuple[ModuleFile, str] | None:
         """``from sac_train import *``: the top-level function ``name`` of that module,
@@ -2655,10 +2716,10 @@ class ProjectIndex:
         return use.entries and not use.eager_compiles
 
     def keras_model_class(self, mf: ModuleFile, cls: str, _depth: int = 0,
-                          _seen: set[tuple[str, str]] | None = None) -> bool:
-        """Whether the class ``cls`` of ``mf`` derives from a Keras model, directly or
-        through other classes of the project, in its own module or imported (a few
-        levels deep). Never raises."""
+                          _seen: set[tuple[str, str]] | None = None, bases: frozenset[str] = KERAS_MODEL_BASES) -> bool:
+        """Whether the class ``cls`` of ``mf`` derives from a Keras model (or from one of
+        ``bases``), directly or through other classes of the project, in its own module or
+        imported (a few levels deep). Never raises."""
         seen = _seen if _seen is not None else set()
         if _depth > 6 or (mf.path, cls) in seen:
             return False
@@ -2667,13 +2728,13 @@ class ProjectIndex:
         if s is None or cls not in s.classes:
             return False
         for base in s.classes[cls]:
-            if canonical(base) in KERAS_MODEL_BASES:
+            if canonical(base) in bases:
                 return True
             try:
                 target = (mf, base) if base in s.classes else self.resolve(base, mf)
             except (OSError, RecursionError, ValueError):
                 target = None
-            if target is not None and self.keras_model_class(target[0], target[1], _depth + 1, seen):
+            if target is not None and self.keras_model_class(target[0], target[1], _depth + 1, seen, bases):
                 return True
         return False
 
@@ -2682,6 +2743,12 @@ class ProjectIndex:
         if mf is None:
             return None
         return ProjectView(self, mf)
+
+
+#: Keras classes whose ``__call__`` runs the subclass's ``call``
+_KERAS_CALLABLE_BASES = KERAS_MODEL_BASES | frozenset({
+    "keras.layers.Layer", "keras.engine.base_layer.Layer", "keras.src.layers.layer.Layer",
+    "keras.src.engine.base_layer.Layer", "keras.losses.Loss", "keras.src.losses.loss.Loss"})
 
 
 def _which(reason: str) -> str:
