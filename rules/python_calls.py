@@ -1217,6 +1217,24 @@ class Patches(tf.keras.Model):
         self._indices(4 // 2, ty=int(2.0))
         return {}
 ''',
+        '''import numpy as np
+import tensorflow as tf
+
+class NeighbourSampler(tf.keras.layers.Layer):
+    def __init__(self, neighbours, seed=7):
+        super().__init__()
+        self.neighbours = neighbours
+        self.seed = seed
+
+    def call(self, x):
+        np.random.seed(self.seed)          # the same sample on every call, by design
+        idx = np.random.choice(self.neighbours, 2, replace=False)
+        return tf.gather(x, idx)
+
+model = tf.keras.Sequential([NeighbourSampler([0, 1, 2])])
+model.compile("adam", "mse")
+model.fit(np.zeros((4, 3)), np.zeros((4, 2)))
+''',
     )
     INVALID = (
         '''import random
@@ -1457,6 +1475,8 @@ class Patches(tf.keras.Model):
                     return  # an op seed shared by ops (image and mask): a constant is what it needs
                 if ctx.fn is not None and self.sem.value_unused(node, ctx.fn):
                     return  # assigned to a name nothing reads: the frozen value goes nowhere
+                if ctx.fn is not None and self.sem.reseeded_before(node, ctx.fn, q.rsplit(".", 1)[0]):
+                    return  # seeded with a fixed value just before: the same draw on every call
                 message = self.MESSAGE.format(what=q.replace("numpy.", "np.", 1) + "()")
                 if layer is not None:
                     # asked last: it may read the modules that import this one

@@ -687,6 +687,47 @@ class ValueJudgements:
                 return self.param_value(fn, it.value).is_tensor
         return self.surely_tensor(it, fn, d)
 
+    def reseeded_before(self, node: cst.CSTNode, fn: FunctionInfo, generator: str) -> bool:
+        """Is ``node`` (a draw from ``generator``: ``random`` or ``numpy.random``) preceded,
+        in ``fn`` and on every path to it, by a statement that seeds that generator with a
+        value fixed for the call (``np.random.seed(self.seed)``, ``random.seed(0)``; not a
+        parameter, nor a value that varies per iteration)? Then every call draws the same
+        numbers anyway: the trace's frozen draw is what the author meant (set 129's
+        GraphSAGE neighbour sampling, seeded with a constant)."""
+        if not isinstance(fn.node, cst.FunctionDef):
+            return False
+        parents = self._parents_in(fn)
+        child: cst.CSTNode = node
+        while child is not fn.node:
+            block = parents.get(id(child))
+            if block is None:
+                return False
+            if type(block) is cst.IndentedBlock:
+                for stmt in block.body:
+                    if stmt is child:
+                        break
+                    if self._seeds(stmt, fn, generator):
+                        return True
+            if isinstance(block, (cst.FunctionDef, cst.Lambda)):
+                return False
+            child = block
+        return False
+
+    def _seeds(self, stmt: cst.CSTNode, fn: FunctionInfo, generator: str) -> bool:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].star or \
+                    generator + ".seed" not in self.qualified(call.func):  # type: ignore[attr-defined]
+                continue
+            arg = call.args[0].value
+            if isinstance(arg, cst.Name) and (arg.value in fn.param_names or arg.value in fn.loop_targets):
+                continue
+            if not self.value_of(arg, fn).varies and not (isinstance(arg, cst.Name) and arg.value == "None"):
+                return True
+        return False
+
     def used_only_as_seed(self, node: cst.CSTNode, fn: FunctionInfo) -> bool:
         """Is ``node``'s value used only as an op's ``seed=``: inside a ``seed=`` argument,
         or assigned to a local name of ``fn`` that is read only in ``seed=`` arguments
