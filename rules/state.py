@@ -469,6 +469,36 @@ class Encoder(Model):
 model = Encoder()((128, 128, 3))
 model.compile("adam", "mse")
 ''',
+        '''import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4), tf.keras.layers.Dense(2)])
+
+@tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+def extract(x):
+    # a functional model over layers that exist: no variable of its own
+    sub = tf.keras.Model(inputs=model.input, outputs=model.layers[-2].output)
+    return sub(x)
+
+tf.saved_model.save(model, "export", signatures={"extract": extract})
+''',
+        '''import numpy as np
+import tensorflow as tf
+from tensorflow.python.keras.layers import Dropout   # Keras 2's own copy: no seed variable
+
+class MLP(tf.keras.layers.Layer):
+    def __init__(self, rate=0.5):
+        super().__init__()
+        self.rate = rate
+        self.d = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+        return self.d(Dropout(self.rate)(x))
+
+inputs = tf.keras.Input((3,))
+model = tf.keras.Model(inputs, MLP()(inputs))
+model.compile("adam", "mse")
+model.fit(np.zeros((4, 3)), np.zeros((4, 2)))
+''',
     )
     INVALID = (
         '''import tensorflow as tf

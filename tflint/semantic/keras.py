@@ -81,6 +81,12 @@ def keras_construction(sem, call: cst.Call) -> KerasConstruction | None:
         return None  # wraps a layer made elsewhere (or one with no weights): owns none itself
     if last == "Sequential" and _sequential_of_stateless(sem, call):
         return None  # holds only layers with no weights (or made elsewhere): owns none itself
+    if last == "Model" and ({a.keyword.value for a in call.args if a.keyword is not None} & {"inputs", "outputs"} or
+                            len([a for a in call.args if a.keyword is None and not a.star]) >= 2):
+        # a functional model wires layers that exist already (``Model(inputs=model.input,
+        # outputs=model.layers[-3].output)``): it makes no variable of its own; a layer
+        # made inline for it is a construction of its own (set 128's signature export)
+        return None
     keywords = {a.keyword.value for a in call.args if a.keyword is not None}
     if last == "Normalization" and keywords >= {"mean", "variance"}:
         return None  # fixed statistics: no variables (weights == [])
@@ -92,6 +98,9 @@ def keras_construction(sem, call: cst.Call) -> KerasConstruction | None:
             for a in call.args):
         return None  # dot-product attention without a learned scale: no weights
     random = last.startswith("Random")
+    if (last in SEED_ONLY_LAYERS or random) and any(
+            r.startswith(("tensorflow.python.keras.", "tf_keras.")) for r in sem.raw_qualified(call.func)):
+        return None  # Keras 2's own copy (``from tensorflow.python.keras.layers import Dropout``): no seed variable
     return KerasConstruction(q, "layers" in parts, last in SEED_LAYERS or random, last in SEED_ONLY_LAYERS or random)
 
 
