@@ -15,7 +15,7 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 BAD = "import tensorflow as tf\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
-UNSAFE = "import tensorflow as tf\n@tf.function\ndef f(x):\n    assert x > 0\n    return x\n"
+UNSAFE = "import tensorflow as tf\n@tf.function\ndef f(x):\n    assert x > 0\n    return x\n\n\nf(tf.constant(1.0))\n"
 
 
 #: one server for the module: starting one costs seconds (imports), the tests use
