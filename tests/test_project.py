@@ -1829,6 +1829,11 @@ _NETS = ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n    def call(
     # instances kept on self by __init__, called in a tf.function method
     ("class Trainer:\n    def __init__(self):\n        self.net = nets.Net()\n\n"
      "    @tf.function\n    def step(self, x):\n        return self.net(x)\n", {(6, "TFL101")}),
+    # a local of the function the tf.function is nested in (set 120's pgrad-thesis)
+    ("def main():\n    loss_obj = nets.DiceLoss()\n\n    @tf.function\n    def step(x):\n"
+     "        return loss_obj(x, x)\n\n    step(tf.ones([2]))\n", {(13, "TFL202")}),
+    # a parameter of the same name hides the module's object: what the caller passes is not known
+    ("net = nets.Net()\n\n\n@tf.function\ndef step(net, x):\n    return net(x)\n", set()),
     # called eagerly only
     ("net = nets.Net()\nprint(net(tf.ones([2])))\n", set()),
     # bound twice: which object is called is not known

@@ -355,6 +355,8 @@ class _Summarizer(ast.NodeVisitor):
         self.out = ModuleSummary()
         self.scope: list[str] = []  # qualified names of the enclosing functions/classes
         self.fn_stack: list[str | None] = [None]
+        #: (function, parameter): a parameter hides an object of that name bound outside
+        self.params: list[tuple[str, str]] = []
         self.cls_stack: list[str | None] = [None]
         #: per function: the loops around the current node, innermost last
         self.loops: list[list[ast.For | ast.While]] = [[]]
@@ -484,6 +486,8 @@ class _Summarizer(ast.NodeVisitor):
                 info.root = "which runs under tf.function"
             self.visit(d)
         self.out.functions[qual] = info
+        a = node.args
+        self.params.extend((qual, p.arg) for p in a.posonlyargs + a.args + a.kwonlyargs)
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             self.visit(default)
         self.scope.append(node.name)
@@ -638,6 +642,8 @@ class _Summarizer(ast.NodeVisitor):
         t, v = node.targets[0], node.value
         if fn is None and self.cls_stack[-1] is None and isinstance(t, ast.Name):
             key = t.id
+        elif fn is not None and isinstance(t, ast.Name):
+            key = f"{fn}.{t.id}"  # a local, which functions nested in ``fn`` may call
         elif fn is not None and fn.endswith(".__init__") and isinstance(t, ast.Attribute) and \
                 isinstance(t.value, ast.Name) and t.value.id == "self":
             key = f"{fn[:-len('.__init__')]}.{t.attr}"
@@ -804,6 +810,11 @@ class _Summarizer(ast.NodeVisitor):
 
     def finish(self) -> ModuleSummary:
         out = self.out
+        if out.instances:
+            bound = {k.rpartition(".")[2] for k in out.instances}
+            for fn, name in self.params:
+                if name in bound:
+                    out.instances[f"{fn}.{name}"] = ""  # the caller's argument: not known here
         for target, caller, line in self.tf_wrapped:
             f = self._local_function(target, caller)
             if f is not None and f.root is None:
@@ -2439,17 +2450,19 @@ class ProjectIndex:
                     return caller_mf, f"{cls}.{method}"
                 return self._instance_callee(s.instances.get(f"{cls}.{method}"), caller_mf, s)
             return None
-        if "." not in name and name not in fns and name not in s.imports and s.top_bound.count(name) == 1:
-            got = self._instance_callee(s.instances.get(name), caller_mf, s)
-            if got is not None:
-                return got
         scope = call.caller
         while scope is not None:
             if f"{scope}.{name}" in fns:
                 return caller_mf, f"{scope}.{name}"
+            if f"{scope}.{name}" in s.instances:  # a local object (or a parameter: not known)
+                return self._instance_callee(s.instances[f"{scope}.{name}"], caller_mf, s)
             scope = fns[scope].parent if scope in fns else None
         if name in fns:
             return caller_mf, name
+        if "." not in name and name not in s.imports and s.top_bound.count(name) == 1:
+            got = self._instance_callee(s.instances.get(name), caller_mf, s)
+            if got is not None:
+                return got
         head = name.split(".")[0]
         if head in s.imports:
             got = self.resolve(s.imports[head] + name[len(head):], caller_mf)
