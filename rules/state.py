@@ -499,6 +499,25 @@ model = tf.keras.Model(inputs, MLP()(inputs))
 model.compile("adam", "mse")
 model.fit(np.zeros((4, 3)), np.zeros((4, 2)))
 ''',
+        '''import tensorflow as tf
+
+def acc(y_true, y_pred):
+    return tf.reduce_mean(y_pred)
+
+class Wrapper:
+    def __init__(self):
+        self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+    @property
+    def metrics_for_keras(self):          # runs once, eagerly: it only builds the list
+        return [tf.keras.metrics.MeanMetricWrapper(fn=acc, name="acc")]
+
+    def compile(self):
+        self.model.compile(optimizer="adam", loss="mse", metrics=self.metrics_for_keras)
+
+    def fit(self, x, y):
+        return self.model.fit(x, y)
+''',
     )
     INVALID = (
         '''import tensorflow as tf

@@ -674,9 +674,20 @@ def _compiled_losses_and_metrics(sem: SemanticModel) -> list[FunctionInfo]:
                            for name in LOSS_METRIC_METHODS for m in [sem.method_of(c, name)] if m is not None)
                 continue
             t = _callable_target(sem, e, ctx, factories=True)
-            if t is not None and (t.cls is None or isinstance(e, cst.Attribute) and t.name not in ("__init__", "build")):
+            if t is not None and (t.cls is None or isinstance(e, cst.Attribute) and _loss_like_method(t)):
                 out.append(t)  # a function, or a bound method (``loss=self.test_loss``, set 126)
     return out
+
+
+def _loss_like_method(fn: FunctionInfo) -> bool:
+    """A method Keras can call as a loss or metric: it takes ``y_true`` and ``y_pred`` after
+    ``self``, and is no property (``metrics=self.metrics_for_keras``, a lazy property that
+    returns metric objects, set 67)."""
+    if not isinstance(fn.node, cst.FunctionDef) or fn.name in ("__init__", "build") or any(
+            "property" in (dotted_name(d.decorator) or "").lower() for d in fn.node.decorators):
+        return False
+    params = fn.node.params
+    return len(params.params) + len(params.posonly_params) >= 3 or isinstance(params.star_arg, cst.Param)
 
 
 def _own_compile(sem: SemanticModel, func: cst.Attribute, ctx: Ctx) -> bool:
