@@ -30,7 +30,7 @@ from tflint import __version__
 
 CACHE_DIR_NAME = ".tflint_cache"
 #: the layout of the entries; a change starts a new set of files beside the old ones
-FORMAT = 28
+FORMAT = 29
 _GITIGNORE = "# Automatically created by tflint.\n*\n"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by tflint.\n"
 

@@ -2474,8 +2474,8 @@ class ProjectIndex:
     def _instance_callee(self, made: str | None, caller_mf: ModuleFile,
                          s: ModuleSummary) -> tuple[ModuleFile, str] | None:
         """What calling an object of the class ``made`` (as the caller's module writes it)
-        runs, when the class is another module's of the project: its ``__call__``, or the
-        ``call`` of a Keras layer, model or loss (their ``__call__`` runs it). ``net(x)``
+        runs, when the class is another module's of the project: the ``call`` of a Keras
+        layer, model or loss (their ``__call__`` runs it). ``net(x)``
         in a tf.function of ``train.py`` with ``net = Net()`` runs ``Net.call`` of
         ``nets.py`` in the graph."""
         if not made:
@@ -2493,10 +2493,12 @@ class ProjectIndex:
         t_sum = self.summary(t_mf)
         if t_sum is None or cls not in t_sum.classes:
             return None
-        if f"{cls}.__call__" in t_sum.functions:
-            return t_mf, f"{cls}.__call__"
-        if f"{cls}.call" in t_sum.functions and self.keras_model_class(t_mf, cls, bases=_KERAS_CALLABLE_BASES):
+        if f"{cls}.call" in t_sum.functions and f"{cls}.__call__" not in t_sum.functions and \
+                self.keras_model_class(t_mf, cls, bases=_KERAS_CALLABLE_BASES):
             return t_mf, f"{cls}.call"
+        # (a plain class's ``__call__`` is left out: what its parameters hold is not known
+        # here, where a Keras ``call`` gets the tensors it is called with; set 47's BoltOn
+        # optimizer, configured with strings and lists inside a test's tf.function)
         return None
 
     def _star_function(self, name: str, caller_mf: ModuleFile, s: ModuleSummary) -> tuple[ModuleFile, str] | None:
