@@ -880,6 +880,23 @@ model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
 model.compile(optimizer="adam", loss="mse", metrics=[IoU(name="iou")])
 model.fit(np.zeros((8, 2)), np.zeros((8, 1)))
 ''',
+        '''import tensorflow as tf
+
+
+class NoisyStudent(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.initial = True
+        self.teacher = tf.keras.layers.Dense(1)
+
+    def train_step(self, data):
+        if self.initial:          # decided while tracing: the graph keeps this branch
+            loss = tf.reduce_mean(self.teacher(data))
+            self.initial = False  # TFL107
+        else:
+            loss = tf.constant(0.0)
+        return {"loss": loss}
+''',
     )
 
     def visit_Assign(self, node: cst.CSTNode, ctx: Ctx) -> None:

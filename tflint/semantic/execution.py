@@ -250,8 +250,11 @@ class ExecutionJudgements:
         ``if self.v is None``, ``if not self.built``, ``if key not in self._cache``,
         ``if not hasattr(self, "v")``. Only the ``body`` branch counts."""
         for c in ctx.within_function():
-            if isinstance(c.node, cst.If) and c.field == "body" and (is_first_call_test(c.node.test) or
-                                                                     _clears_its_flag(c.node)):
+            if isinstance(c.node, cst.If) and c.field == "body" and (
+                    is_first_call_test(c.node.test) or
+                    # in eager code only: traced, the flag is cleared while tracing and the
+                    # graph keeps the branch (set 69's NoisyStudent ``if self.initial:``)
+                    _clears_its_flag(c.node) and not (ctx.fn is not None and ctx.fn.traced)):
                 return c.node
         fn = ctx.fn
         if fn is not None and isinstance(fn.node, cst.Lambda) and fn.ctx is not None:
