@@ -253,8 +253,8 @@ class ExecutionJudgements:
             if isinstance(c.node, cst.If) and c.field == "body" and (
                     is_first_call_test(c.node.test) or
                     # in eager code only: traced, the flag is cleared while tracing and the
-                    # graph keeps the branch (set 69's NoisyStudent ``if self.initial:``)
-                    _clears_its_flag(c.node) and not (ctx.fn is not None and ctx.fn.traced)):
+                    # graph keeps the branch (set 41's NoisyStudent ``if self.initial:``)
+                    not (ctx.fn is not None and ctx.fn.traced) and _clears_its_flag(c.node)):
                 return c.node
         fn = ctx.fn
         if fn is not None and isinstance(fn.node, cst.Lambda) and fn.ctx is not None:
@@ -1054,18 +1054,21 @@ class ExecutionJudgements:
             for q in (self.raw_qualified(b) if keras3 else self.qualified(b)):
                 if not (q.endswith(".Loss") and ".losses" in q):
                     continue
-                if not keras3:
-                    if q.startswith(("keras.", "tensorflow.keras.", "tf_keras.")):
-                        return True
-                    continue
-                if q.startswith("tensorflow.keras.") and self.keras_version == "auto" and self._imports_tf_keras():
-                    continue
-                if q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS):
+                if keras3 and self._keras3_name(q) or \
+                        not keras3 and q.startswith(("keras.", "tensorflow.keras.", "tf_keras.")):
                     return True
             if isinstance(b, cst.Name) and b.value in self.classes and \
                     self.is_keras_loss_class(self.classes[b.value], keras3, _seen | {id(cls)}):
                 return True
         return False
+
+    def _keras3_name(self, q: str) -> bool:
+        """Is the qualified name ``q`` (as written, before Keras spellings are unified) a
+        Keras 3 name: ``keras.*``, or ``tf.keras.*`` unless the module runs ``tf_keras``
+        as ``tf.keras``, and no Keras 2 internal path (``.engine.``, ``.legacy.``)?"""
+        if q.startswith("tensorflow.keras.") and self.keras_version == "auto" and self._imports_tf_keras():
+            return False
+        return q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS)
 
     def is_keras3_layer_class(self, cls, _seen: frozenset[int] = frozenset()) -> bool:
         """A subclass of a Keras 3 layer or model: ``keras.*`` or, in TF >= 2.16,
@@ -1076,9 +1079,7 @@ class ExecutionJudgements:
             return False
         for b in cls.bases:
             for q in self.raw_qualified(b):
-                if q.startswith("tensorflow.keras.") and self.keras_version == "auto" and self._imports_tf_keras():
-                    continue
-                if q.startswith(_KERAS3_PREFIXES) and not any(p in q for p in _KERAS2_PARTS):
+                if self._keras3_name(q):
                     last = q.rsplit(".", 1)[-1]
                     mod = q.rsplit(".", 1)[0]
                     if last in ("Layer", "Model", "Sequential") or mod.endswith((".layers", ".models")):

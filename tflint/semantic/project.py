@@ -257,9 +257,10 @@ class ModuleSummary:
     #: (attr, ``Cls.method``, line)
     model_sets: list[tuple[str, str, int]] = field(default_factory=list)
     #: what a name holds when it is bound once to an object made by a class call: a
-    #: module-level ``net = Net()`` (key ``net``), ``self.net = layers.Net()`` in
-    #: ``Cls.__init__`` (key ``Cls.net``) -> the class as written (``Net``,
-    #: ``layers.Net``); "" when bound to several
+    #: module-level ``net = Net()`` (key ``net``), a local of a function (key ``main.net``),
+    #: ``self.net = layers.Net()`` in ``Cls.__init__`` (key ``Cls.net``) -> the class as
+    #: written (``Net``, ``layers.Net``); "" when bound to something else as well, or when
+    #: a function's parameter of that name hides it (key ``main.step.net``)
     instances: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -634,8 +635,9 @@ class _Summarizer(ast.NodeVisitor):
                 self.tensor_names.discard(key)
 
     def _instance_binding(self, node: ast.Assign) -> None:
-        """Record :attr:`ModuleSummary.instances`: ``net = Net()`` at module level, or
-        ``self.net = Net()`` in a class's ``__init__`` (a class: a capitalized name)."""
+        """Record :attr:`ModuleSummary.instances`: ``net = Net()`` at module level or in a
+        function, or ``self.net = Net()`` in a class's ``__init__`` (a class: a capitalized
+        name); any other value bound to the same key makes it ""."""
         fn = self.fn_stack[-1]
         if len(node.targets) != 1:
             return
